@@ -1,0 +1,88 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/spf13/cobra"
+)
+
+func (a *app) extractCommand() *cobra.Command {
+	var input, output, variant, region string
+	var depth int
+	cmd := &cobra.Command{
+		Use:   "extract [--depth N] [-i FILE|-] [-o FILE]",
+		Short: "Print the prompt embedded verbatim in a rendered prompt (a subagent prompt's parent)",
+		Long: `extract reads a rendered prompt and prints, byte for byte, the field a variant
+embeds between marker lines: for a subagent prompt, its parent prompt.
+--depth 2 gives the parent's parent, and so on down a chain of delegations.
+
+The markers come from the manifest of --variant; when only one variant of the
+library declares a verbatim region, it is used without asking.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := a.library()
+			if err != nil {
+				return err
+			}
+			vb, err := pickRegion(lib, variant, region)
+			if err != nil {
+				return err
+			}
+			in, err := a.readInput(input)
+			if err != nil {
+				return err
+			}
+			text, err := engine.Extract(string(in.Data), vb.Start, vb.End, depth)
+			if err != nil {
+				if e, ok := err.(*engine.Error); ok && e.Position == "" {
+					e.Position = in.Name
+				}
+				return err
+			}
+			if a.format == "json" {
+				return a.writeOutput(output, jsonBytes(map[string]any{"depth": depth, "region": vb.Name, "text": text}))
+			}
+			return a.writeOutput(output, []byte(text))
+		},
+	}
+	cmd.Flags().IntVar(&depth, "depth", 1, "how many levels down: 1 is the parent, 2 the grandparent")
+	cmd.Flags().StringVarP(&input, "input", "i", "", "the rendered prompt, or - for stdin")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file, atomically (default: stdout)")
+	cmd.Flags().StringVar(&variant, "variant", "", "the variant whose markers to use")
+	cmd.Flags().StringVar(&region, "region", "", "the verbatim region's name, when the variant declares several")
+	return cmd
+}
+
+func pickRegion(lib *engine.Library, variant, region string) (engine.Verbatim, error) {
+	var candidates []string
+	if variant != "" {
+		candidates = []string{variant}
+	} else {
+		for _, name := range lib.Names() {
+			v, _ := lib.Variant(name)
+			if len(v.Manifest.Verbatim) > 0 {
+				candidates = append(candidates, name)
+			}
+		}
+	}
+	if len(candidates) != 1 {
+		if len(candidates) == 0 {
+			return engine.Verbatim{}, usageError("no variant declares a verbatim region to extract")
+		}
+		return engine.Verbatim{}, usageError("several variants declare verbatim regions (%s): choose one with --variant", strings.Join(candidates, ", "))
+	}
+	v, err := lib.Variant(candidates[0])
+	if err != nil {
+		return engine.Verbatim{}, err
+	}
+	for _, vb := range v.Manifest.Verbatim {
+		if region == "" || vb.Name == region {
+			return vb, nil
+		}
+	}
+	if len(v.Manifest.Verbatim) == 0 {
+		return engine.Verbatim{}, usageError("variant %s declares no verbatim region", v.Name)
+	}
+	return engine.Verbatim{}, usageError("variant %s has no verbatim region %q", v.Name, region)
+}

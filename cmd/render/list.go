@@ -1,0 +1,82 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) listCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the variants with their descriptions",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := a.library()
+			if err != nil {
+				return err
+			}
+			type entry struct {
+				Name        string   `json:"name"`
+				Description string   `json:"description"`
+				Examples    []string `json:"examples"`
+			}
+			var list []entry
+			for _, name := range lib.Names() {
+				v, _ := lib.Variant(name)
+				list = append(list, entry{name, v.Description(), v.Examples()})
+			}
+			if a.format == "json" {
+				return a.writeOutput("", jsonBytes(list))
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+			for _, e := range list {
+				fmt.Fprintf(tw, "%s\t%s\n", e.Name, e.Description)
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func (a *app) examplesCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "examples <variant>",
+		Short: "List a variant's example inputs (render <variant> --example NAME renders one)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := a.library()
+			if err != nil {
+				return err
+			}
+			v, err := lib.Variant(args[0])
+			if err != nil {
+				return err
+			}
+			if a.format == "json" {
+				return a.writeOutput("", jsonBytes(v.Examples()))
+			}
+			return a.writeOutput("", []byte(strings.Join(v.Examples(), "\n")+"\n"))
+		},
+	}
+}
+
+func (a *app) schemaCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "schema <variant>",
+		Short: "Print the JSON Schema of a variant's input",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			lib, err := a.library()
+			if err != nil {
+				return err
+			}
+			v, err := lib.Variant(args[0])
+			if err != nil {
+				return err
+			}
+			return a.writeOutput("", v.SchemaJSON())
+		},
+	}
+}

@@ -1,0 +1,85 @@
+// Command render renders system prompts from the promptsmith template library.
+//
+//	render list
+//	render <variant> [-i FILE|-] [--example NAME] [--format text|json] [-o FILE]
+//	render check <variant> ...
+//	render extract [--depth N] [-i FILE|-]
+//
+// Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: tests call it with their own streams.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := app.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	if err := root.Execute(); err != nil {
+		return app.fail(err)
+	}
+	return app.exit
+}
+
+// app holds the streams and the flags every command shares.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	templates      string
+	format         string
+	log            bool
+	exit           int
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	var opts renderOptions
+	root := &cobra.Command{
+		Use:   "render <variant> [-i FILE|-] [--example NAME] [--format text|json] [-o FILE]",
+		Short: "Render a system prompt from the promptsmith template library",
+		Long: `render turns a JSON or YAML input into the system prompt of a variant.
+
+The template library is embedded; --templates DIR (or PROMPTSMITH_TEMPLATES)
+points at a working copy holding templates/ and schemas/ instead.
+
+Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
+		Example: `  render list
+  render delegation --example restricted-tools
+  render space -i input.yaml --format json
+  render extract --depth 2 -i subagent.md`,
+		Args:          cobra.ExactArgs(1),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.render(args[0], opts, false)
+		},
+	}
+	root.PersistentFlags().StringVar(&a.templates, "templates", os.Getenv("PROMPTSMITH_TEMPLATES"),
+		"library folder holding templates/ and schemas/ (default: the embedded library)")
+	root.PersistentFlags().StringVar(&a.format, "format", "text", "output format: text or json")
+	root.PersistentFlags().BoolVar(&a.log, "log", false, "write JSON logs (log/slog) of each render to stderr")
+	opts.register(root)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err.Error()) })
+	root.AddCommand(a.listCommand(), a.checkCommand(), a.extractCommand(), a.examplesCommand(), a.schemaCommand())
+	return root
+}
+
+func usageError(format string, args ...any) error {
+	return &usage{fmt.Sprintf(format, args...)}
+}
+
+type usage struct{ msg string }
+
+func (u *usage) Error() string { return u.msg }

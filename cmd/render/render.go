@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/spf13/cobra"
+)
+
+type renderOptions struct {
+	input, example, output string
+}
+
+func (o *renderOptions) register(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&o.input, "input", "i", "", "input file (JSON or YAML), or - for stdin")
+	cmd.Flags().StringVar(&o.example, "example", "", "render one of the variant's examples (see render examples <variant>)")
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "write to this file, atomically (default: stdout)")
+}
+
+func (a *app) loadInput(v *engine.Variant, o renderOptions) (engine.Input, error) {
+	if o.example != "" {
+		if o.input != "" {
+			return engine.Input{}, usageError("give either -i or --example, not both")
+		}
+		return v.Example(o.example)
+	}
+	return a.readInput(o.input)
+}
+
+// render renders a variant; checkOnly prints the check report instead of the prompt.
+func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
+	if a.format != "text" && a.format != "json" {
+		return usageError("--format must be text or json, not %q", a.format)
+	}
+	lib, err := a.library()
+	if err != nil {
+		return err
+	}
+	v, err := lib.Variant(variant)
+	if err != nil {
+		return err
+	}
+	in, err := a.loadInput(v, o)
+	if err != nil {
+		return err
+	}
+	res, err := lib.Render(variant, in)
+	if res == nil {
+		return err
+	}
+	if checkOnly {
+		if werr := a.writeOutput(o.output, a.checkReport(res)); werr != nil {
+			return werr
+		}
+		if err != nil {
+			a.exit = 1
+		}
+		return nil
+	}
+	if err != nil {
+		if a.format == "json" {
+			// the report goes to stdout for tools; nothing is written to -o
+			_, _ = a.stdout.Write(jsonBytes(res))
+		}
+		return err
+	}
+	if a.format == "json" {
+		return a.writeOutput(o.output, jsonBytes(res))
+	}
+	return a.writeOutput(o.output, []byte(res.Text))
+}
+
+func (a *app) checkReport(res *engine.Result) []byte {
+	if a.format == "json" {
+		return jsonBytes(map[string]any{"variant": res.Variant, "ok": res.OK(), "checks": res.Checks, "ids": res.IDs})
+	}
+	var b strings.Builder
+	for _, c := range res.Checks {
+		status := "ok  "
+		if !c.OK {
+			status = "FAIL"
+		}
+		fmt.Fprintf(&b, "%s %s", status, c.Check)
+		if !c.OK && c.Message != "" {
+			fmt.Fprintf(&b, ": %s", c.Message)
+		}
+		b.WriteByte('\n')
+	}
+	if len(res.Checks) == 0 {
+		b.WriteString("ok   input is valid (the manifest declares no checks)\n")
+	}
+	return []byte(b.String())
+}
+
+func (a *app) checkCommand() *cobra.Command {
+	var opts renderOptions
+	cmd := &cobra.Command{
+		Use:   "check <variant> [-i FILE|-] [--example NAME]",
+		Short: "Validate an input and run the manifest's checks, without printing the prompt",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.render(args[0], opts, true)
+		},
+	}
+	opts.register(cmd)
+	return cmd
+}

@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Manifest is templates/<variant>/prompt.yaml: everything about a variant an
+// author may change without Go. templates/README.md documents each field.
+type Manifest struct {
+	Description string `yaml:"description" json:"description"`
+	// Schema names schemas/<schema>.schema.json; it defaults to the variant's name.
+	Schema string `yaml:"schema" json:"schema"`
+	// Sections are rendered in this order from <name>.md.tmpl files.
+	Sections []string `yaml:"sections" json:"sections"`
+	// Join is written between kept sections; it defaults to "\n".
+	Join *string `yaml:"join" json:"join,omitempty"`
+	// IDs are hashes of parts of the input, available to templates as .<name>.
+	IDs map[string]IDSpec `yaml:"ids" json:"ids,omitempty"`
+	// Verbatim fields are embedded byte for byte between two marker lines.
+	Verbatim []Verbatim `yaml:"verbatim" json:"verbatim,omitempty"`
+	Rules    Rules      `yaml:"rules" json:"rules"`
+	Checks   Checks     `yaml:"checks" json:"checks"`
+	// Log maps attribute names to input pointers for the render log.
+	Log map[string]string `yaml:"log" json:"log,omitempty"`
+}
+
+// IDSpec derives an id from a canonical encoding of the input fields Of.
+type IDSpec struct {
+	Of     []string `yaml:"of" json:"of"`
+	Prefix string   `yaml:"prefix" json:"prefix,omitempty"`
+	Length int      `yaml:"length" json:"length,omitempty"` // hex digits, default 16
+}
+
+// Verbatim declares a region of the output that holds an input field exactly,
+// between a Start and an End marker line. Marker lines inside the field must
+// balance (that is how nesting works); marker text anywhere else in the input
+// is refused, so nothing can fool extraction.
+type Verbatim struct {
+	Name  string `yaml:"name" json:"name"`
+	Field string `yaml:"field" json:"field"`
+	Start string `yaml:"start" json:"start"`
+	End   string `yaml:"end" json:"end"`
+	// MaxBytes refuses a longer field (it is never truncated); MaxBytesFrom
+	// names an input field that may set another limit.
+	MaxBytes     int    `yaml:"max_bytes" json:"max_bytes,omitempty"`
+	MaxBytesFrom string `yaml:"max_bytes_from" json:"max_bytes_from,omitempty"`
+}
+
+// Rules check the input beyond what a JSON Schema can say.
+type Rules struct {
+	// Unique pointer patterns (with *) whose values must not repeat.
+	Unique []string `yaml:"unique" json:"unique,omitempty"`
+	// References: every value at Field must appear among the values at In.
+	References []Reference `yaml:"references" json:"references,omitempty"`
+	// TemplateChoice: the value at Field names one of the template files
+	// matching Templates, with "*" standing for the value.
+	TemplateChoice []TemplateChoice `yaml:"template_choice" json:"template_choice,omitempty"`
+}
+
+type Reference struct {
+	Field string `yaml:"field" json:"field"`
+	In    string `yaml:"in" json:"in"`
+}
+
+type TemplateChoice struct {
+	Field     string `yaml:"field" json:"field"`
+	Templates string `yaml:"templates" json:"templates"`
+}
+
+// Checks run on every rendered prompt.
+type Checks struct {
+	// Headings must appear at the top level of the document, in this order
+	// (written as in markdown: "## Parent Prompt").
+	Headings []string   `yaml:"headings" json:"headings,omitempty"`
+	Forbid   []TextRule `yaml:"forbid" json:"forbid,omitempty"`
+	Require  []TextRule `yaml:"require" json:"require,omitempty"`
+	MaxBytes int        `yaml:"max_bytes" json:"max_bytes,omitempty"`
+}
+
+// TextRule forbids or requires Text in the prompt when the template
+// expression When is true for the input (always, when When is empty).
+type TextRule struct {
+	Text string `yaml:"text" json:"text"`
+	When string `yaml:"when" json:"when,omitempty"`
+	// OutsideVerbatim ignores the verbatim regions when looking for Text.
+	OutsideVerbatim bool `yaml:"outside_verbatim" json:"outside_verbatim,omitempty"`
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+func parseManifest(file string, data []byte) (*Manifest, error) {
+	var m Manifest
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+		pos := file
+		if sm := yamlLine.FindStringSubmatch(msg); sm != nil {
+			pos, msg = file+":"+sm[1], sm[2]
+		}
+		msg = strings.ReplaceAll(msg, "in type engine.", "in ")
+		return nil, (&Error{Kind: KindTemplate, Field: pos, Reason: msg, Err: err}).
+			hint("templates/README.md lists the manifest's fields")
+	}
+	if len(m.Sections) == 0 {
+		return nil, authorErr(file, "the manifest lists no sections").
+			hint("add sections: [name, ...], one per <name>.md.tmpl file, in output order")
+	}
+	for _, v := range m.Verbatim {
+		if v.Field == "" || v.Start == "" || v.End == "" || v.Start == v.End {
+			return nil, authorErr(file, "verbatim %q needs a field and two different markers, start and end", v.Name)
+		}
+		if strings.ContainsAny(v.Start+v.End, "\r\n") {
+			return nil, authorErr(file, "verbatim %q: a marker is one line; remove the line break", v.Name)
+		}
+	}
+	for _, p := range m.pointers() {
+		if !validPointer(p) {
+			return nil, authorErr(file, "%q is not a JSON pointer", p).hint("write it as /field/sub, starting with /")
+		}
+	}
+	for name, id := range m.IDs {
+		if len(id.Of) == 0 {
+			return nil, authorErr(file, "id %q: list the input fields it is a hash of under of:", name)
+		}
+		if id.Length < 0 || id.Length > 64 {
+			return nil, authorErr(file, "id %q: length must be between 1 and 64 hex digits", name)
+		}
+	}
+	return &m, nil
+}
+
+func (m *Manifest) pointers() []string {
+	var ps []string
+	for _, v := range m.Verbatim {
+		ps = append(ps, v.Field)
+		if v.MaxBytesFrom != "" {
+			ps = append(ps, v.MaxBytesFrom)
+		}
+	}
+	ps = append(ps, m.Rules.Unique...)
+	for _, r := range m.Rules.References {
+		ps = append(ps, r.Field, r.In)
+	}
+	for _, r := range m.Rules.TemplateChoice {
+		ps = append(ps, r.Field)
+	}
+	for _, id := range m.IDs {
+		ps = append(ps, id.Of...)
+	}
+	for _, p := range m.Log {
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+func (m *Manifest) join() string {
+	if m.Join == nil {
+		return "\n"
+	}
+	return *m.Join
+}
+
+func (v Verbatim) String() string { return fmt.Sprintf("%s (%s)", v.Name, v.Field) }

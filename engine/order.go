@@ -1,0 +1,73 @@
+package engine
+
+import (
+	"reflect"
+	"slices"
+	"sync"
+)
+
+// Go maps forget the order of their keys, but prompts must not: a service
+// payload is shown with its keys as the caller wrote them, and a TypeScript
+// Record is iterated in insertion order. Decoding records each object's key
+// order here, keyed by the map's identity, and the template functions that
+// iterate objects (entries, keys, values, json) consult it. Entries live only
+// while a render uses them (see document.release); maps without an entry, such
+// as those a Go caller builds, are iterated in sorted order, which is still
+// deterministic.
+var keyOrder sync.Map // uintptr → []string
+
+func mapID(m map[string]any) uintptr { return reflect.ValueOf(m).Pointer() }
+
+// orderedKeys returns the keys of m in input order when known, else sorted.
+func orderedKeys(m map[string]any) []string {
+	if v, ok := keyOrder.Load(mapID(m)); ok {
+		keys := v.([]string)
+		if len(keys) == len(m) && allPresent(keys, m) {
+			return keys
+		}
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func allPresent(keys []string, m map[string]any) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// orderRecorder registers key orders for one document and removes them again.
+type orderRecorder struct{ ids []uintptr }
+
+func (r *orderRecorder) record(m map[string]any, keys []string) {
+	id := mapID(m)
+	keyOrder.Store(id, keys)
+	r.ids = append(r.ids, id)
+}
+
+// appendKey adds a key that was set after decoding (a schema default) to the
+// end of m's recorded order.
+func (r *orderRecorder) appendKey(m map[string]any, key string) {
+	keys := orderedKeys(m)
+	out := make([]string, 0, len(keys)+1)
+	for _, k := range keys {
+		if k != key {
+			out = append(out, k)
+		}
+	}
+	r.record(m, append(out, key))
+}
+
+func (r *orderRecorder) release() {
+	for _, id := range r.ids {
+		keyOrder.Delete(id)
+	}
+	r.ids = r.ids[:0]
+}

@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// Heading is one top-level heading of a prompt. Path is its SectionPath: the
+// texts of the headings that enclose it and its own, joined by " > ".
+type Heading struct {
+	Level  int    `json:"level"`
+	Text   string `json:"text"`
+	Path   string `json:"path"`
+	Offset int    `json:"offset"` // byte offset of the heading's line
+	Line   int    `json:"line"`
+}
+
+// blockParser knows markdown's block structure only: headings, fences, code
+// blocks, HTML blocks, lists, quotes. Checks need nothing inline, and skipping
+// inline parsing keeps them cheap.
+var blockParser = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithInlineParsers(),
+	parser.WithParagraphTransformers(),
+)
+
+// outline lists the document-level headings of text, reading around the
+// opaque regions: a heading inside one does not count, and a fence left open
+// inside one ends with it instead of swallowing what follows.
+func outline(src string, opaque []Region) []Heading {
+	outer := src
+	if len(opaque) > 0 {
+		var b strings.Builder
+		b.Grow(len(src))
+		prev := 0
+		for _, r := range opaque {
+			b.WriteString(src[prev:r.Start])
+			prev = r.End
+		}
+		b.WriteString(src[prev:])
+		outer = b.String()
+	}
+	toSource := func(off int) int {
+		for _, r := range opaque {
+			if off >= r.Start {
+				off += r.End - r.Start
+			} else {
+				break
+			}
+		}
+		return off
+	}
+	source := []byte(outer)
+	doc := blockParser.Parse(text.NewReader(source))
+	var out []Heading
+	var stack []Heading
+	lineOff, line := 0, 1 // counting lines incrementally keeps this linear
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		h, ok := n.(*ast.Heading)
+		if !ok || h.Lines().Len() == 0 {
+			continue
+		}
+		var parts []string
+		for i := 0; i < h.Lines().Len(); i++ {
+			seg := h.Lines().At(i)
+			parts = append(parts, strings.TrimSpace(string(seg.Value(source))))
+		}
+		title := strings.Join(parts, " ")
+		first := h.Lines().At(0).Start
+		lineStart := strings.LastIndexByte(outer[:first], '\n') + 1
+		off := toSource(lineStart)
+		for len(stack) > 0 && stack[len(stack)-1].Level >= h.Level {
+			stack = stack[:len(stack)-1]
+		}
+		path := title
+		if len(stack) > 0 {
+			path = stack[len(stack)-1].Path + " > " + title
+		}
+		line += strings.Count(src[lineOff:off], "\n")
+		lineOff = off
+		hd := Heading{Level: h.Level, Text: title, Path: path, Offset: off, Line: line}
+		stack = append(stack, hd)
+		out = append(out, hd)
+	}
+	return out
+}
+
+// parseHeadingLine reads "## Parent Prompt" as level 2, "Parent Prompt".
+func parseHeadingLine(s string) (int, string) {
+	level := 0
+	for level < len(s) && s[level] == '#' {
+		level++
+	}
+	return level, strings.TrimSpace(s[level:])
+}

@@ -1,0 +1,236 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// schemaURL is how schemas name each other: a $ref of "common.schema.json"
+// inside schemas/space.schema.json resolves to another file of the library.
+const schemaURL = "file:///schemas/"
+
+// schemaSet is every compiled schema of a library plus the raw documents, which
+// are kept for defaults and for the descriptions quoted in error hints.
+type schemaSet struct {
+	compiled map[string]*jsonschema.Schema // by schema name
+	raw      map[string]any                // by file URL
+}
+
+func loadSchemas(fsys fs.FS, label string) (*schemaSet, error) {
+	set := &schemaSet{compiled: map[string]*jsonschema.Schema{}, raw: map[string]any{}}
+	files, _ := fs.Glob(fsys, "schemas/*.schema.json")
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	c.AssertFormat = true
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, authorErr(path.Join(label, f), "cannot read schema: %v", err)
+		}
+		doc, err := decode(Input{Name: path.Join(label, f), Data: data})
+		if err != nil {
+			e := AsError(err)
+			e.Kind = KindTemplate
+			return nil, e
+		}
+		doc.order.ids = nil // schemas live as long as the library: keep their key order
+		url := schemaURL + path.Base(f)
+		set.raw[url] = doc.root
+		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
+			return nil, authorErr(path.Join(label, f), "invalid schema: %v", err)
+		}
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(path.Base(f), ".schema.json")
+		s, err := c.Compile(schemaURL + path.Base(f))
+		if err != nil {
+			return nil, (&Error{Kind: KindTemplate, Field: path.Join(label, f),
+				Reason: "schema does not compile: " + strings.ReplaceAll(err.Error(), schemaURL, "schemas/"), Err: err}).
+				hint("the file must be a JSON Schema of draft 2020-12; check the keyword named above")
+		}
+		set.compiled[name] = s
+	}
+	return set, nil
+}
+
+// validate checks the decoded input and turns every violation into an Error
+// naming the JSON pointer of the field and what to do about it.
+func (s *schemaSet) validate(schema *jsonschema.Schema, doc *document) error {
+	err := schema.Validate(any(doc.root))
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return &Error{Kind: KindInput, Reason: err.Error(), Err: err}
+	}
+	var leaves []*Error
+	seen := map[string]bool{}
+	var walk func(v *jsonschema.ValidationError)
+	walk = func(v *jsonschema.ValidationError) {
+		if len(v.Causes) > 0 {
+			for _, c := range v.Causes {
+				walk(c)
+			}
+			return
+		}
+		for _, e := range s.explain(v, doc) {
+			key := e.Field + "\x00" + e.Reason
+			if !seen[key] {
+				seen[key] = true
+				leaves = append(leaves, e)
+			}
+		}
+	}
+	walk(ve)
+	slices.SortStableFunc(leaves, func(a, b *Error) int { return strings.Compare(a.Field, b.Field) })
+	for _, e := range leaves {
+		e.Position = positionOf(doc.in, e.Field)
+	}
+	first := leaves[0]
+	if len(leaves) > 1 {
+		first.Also = leaves[1:min(len(leaves), 20)]
+	}
+	return first
+}
+
+func (s *schemaSet) explain(v *jsonschema.ValidationError, doc *document) []*Error {
+	at := v.InstanceLocation
+	kwURL, kwPtr, _ := strings.Cut(v.AbsoluteKeywordLocation, "#")
+	keyword := path.Base(kwPtr)
+	parent := path.Dir(kwPtr) // the schema object holding the keyword
+	switch keyword {
+	case "required":
+		var out []*Error
+		for _, name := range quotedNames(v.Message) {
+			e := inputErr(at+"/"+escapePointer(name), "required field is missing")
+			if d := s.description(kwURL, parent+"/properties/"+escapePointer(name)); d != "" {
+				e.hint("add %q: %s", name, d)
+			} else {
+				e.hint("add %q", name)
+			}
+			out = append(out, e)
+		}
+		return out
+	case "additionalProperties":
+		var out []*Error
+		known := s.propertyNames(kwURL, parent)
+		for _, name := range quotedNames(v.Message) {
+			e := inputErr(at+"/"+escapePointer(name), "unknown field %q", name)
+			if near := closest(name, known); near != "" {
+				e.hint("did you mean %q?", near)
+			}
+			if len(known) > 0 {
+				e.hint("the fields allowed here are: %s", strings.Join(known, ", "))
+			}
+			out = append(out, e)
+		}
+		return out
+	}
+	e := inputErr(at, "%s", v.Message)
+	if keyword == "enum" || keyword == "const" || keyword == "type" || keyword == "pattern" || keyword == "format" {
+		if d := s.description(kwURL, parent); d != "" {
+			e.hint("this field is: %s", d)
+		}
+	}
+	if got, ok := lookup(doc.root, at); ok && keyword != "required" {
+		if str, isStr := got.(string); !isStr || len(str) < 80 {
+			e.hint("got %s", shortJSON(got))
+		}
+	}
+	return []*Error{e}
+}
+
+func (s *schemaSet) node(url, ptr string) (map[string]any, bool) {
+	v, ok := lookup(s.raw[url], ptr)
+	if !ok {
+		return nil, false
+	}
+	m, ok := v.(map[string]any)
+	return m, ok
+}
+
+func (s *schemaSet) description(url, ptr string) string {
+	m, ok := s.node(url, ptr)
+	if !ok {
+		return ""
+	}
+	if ref, ok := m["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
+		if d := s.description(url, strings.TrimPrefix(ref, "#")); d != "" {
+			return d
+		}
+	}
+	d, _ := m["description"].(string)
+	return d
+}
+
+func (s *schemaSet) propertyNames(url, ptr string) []string {
+	m, ok := s.node(url, ptr)
+	if !ok {
+		return nil
+	}
+	props, _ := m["properties"].(map[string]any)
+	return orderedKeys(props)
+}
+
+// quotedNames pulls 'a', 'b' out of jsonschema's messages.
+func quotedNames(msg string) []string {
+	var out []string
+	for {
+		i := strings.IndexByte(msg, '\'')
+		if i < 0 {
+			return out
+		}
+		j := strings.IndexByte(msg[i+1:], '\'')
+		if j < 0 {
+			return out
+		}
+		out = append(out, msg[i+1:i+1+j])
+		msg = msg[i+j+2:]
+	}
+}
+
+// closest returns the known name nearest to name, if it is near enough to be a typo.
+func closest(name string, known []string) string {
+	best, bestD := "", len(name)/2+2
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(name), strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func shortJSON(v any) string {
+	s := string(appendJSON(nil, v, false))
+	if len(s) > 80 {
+		s = truncateRunes(s, 77) + "..."
+	}
+	return s
+}
