@@ -15,8 +15,9 @@ import (
 
 // Region is the byte range of one verbatim field inside a prompt.
 type Region struct {
-	Name       string `json:"name"`
-	Start, End int    // the field's bytes: text[Start:End]
+	Name  string `json:"name"`
+	Start int    `json:"start"` // the field is text[Start:End]
+	End   int    `json:"end"`
 }
 
 type markers struct{ start, end string }
