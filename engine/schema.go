@@ -110,7 +110,7 @@ func (s *schemaSet) explain(v *jsonschema.ValidationError, doc *document) []*Err
 		var out []*Error
 		for _, name := range quotedNames(v.Message) {
 			e := inputErr(at+"/"+escapePointer(name), "required field is missing")
-			if d := s.description(kwURL, parent+"/properties/"+escapePointer(name)); d != "" {
+			if d := s.propertyDescription(kwURL, parent, name); d != "" {
 				e.hint("add %q: %s", name, d)
 			} else {
 				e.hint("add %q", name)
@@ -168,6 +168,20 @@ func (s *schemaSet) description(url, ptr string) string {
 	}
 	d, _ := m["description"].(string)
 	return d
+}
+
+// propertyDescription finds the description of property name for a keyword
+// at ptr, looking outward: "required" may sit in a then or allOf branch
+// while the property is declared next to it.
+func (s *schemaSet) propertyDescription(url, ptr, name string) string {
+	for p := ptr; ; p = path.Dir(p) {
+		if d := s.description(url, p+"/properties/"+escapePointer(name)); d != "" {
+			return d
+		}
+		if p == "/" || p == "." || p == "" {
+			return ""
+		}
+	}
 }
 
 func (s *schemaSet) propertyNames(url, ptr string) []string {

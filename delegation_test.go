@@ -1,0 +1,368 @@
+package promptsmith_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/engine"
+)
+
+const (
+	startMarker = "<!-- PARENT PROMPT START -->"
+	endMarker   = "<!-- PARENT PROMPT END -->"
+)
+
+// delegationInput is a valid delegation input; tests change one thing each.
+func delegationInput() map[string]any {
+	return map[string]any{
+		"parent": map[string]any{
+			"agent_id":   "pm-1",
+			"prompt_key": "workspace/pm@v1",
+			"prompt":     "# PM\n\nYou coordinate.\n",
+			"tools": []any{
+				map[string]any{"name": "shell", "id": "tool.shell", "success": "exit 0", "cost": "low"},
+				map[string]any{"name": "deploy", "id": "tool.deploy", "success": "200", "cost": "high"},
+			},
+		},
+		"delegation": map[string]any{
+			"reason":              "It is frontend work.",
+			"expected_completion": "produce a patch",
+			"task_summary":        "Build the login form.",
+			"required_outputs":    []any{"A patch"},
+		},
+	}
+}
+
+func renderDelegation(t *testing.T, in map[string]any) (*engine.Result, error) {
+	t.Helper()
+	data, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return library(t).Render("delegation", engine.Input{Name: "input.json", Data: data})
+}
+
+func set(m map[string]any, path string, v any) map[string]any {
+	parts := strings.Split(path, "/")
+	cur := m
+	for _, p := range parts[:len(parts)-1] {
+		cur = cur[p].(map[string]any)
+	}
+	if v == nil {
+		delete(cur, parts[len(parts)-1])
+	} else {
+		cur[parts[len(parts)-1]] = v
+	}
+	return m
+}
+
+func TestDelegationRefusals(t *testing.T) {
+	tools := func(overrides ...any) map[string]any { return map[string]any{"overrides": overrides} }
+	cases := []struct {
+		name   string
+		change func(map[string]any)
+		field  string
+		reason string
+	}{
+		{"missing parent prompt", func(m map[string]any) { set(m, "parent/prompt", nil) }, "/parent/prompt", "required"},
+		{"empty parent prompt", func(m map[string]any) { set(m, "parent/prompt", "") }, "/parent/prompt", "length"},
+		{"parent over the input's limit", func(m map[string]any) {
+			set(m, "delegation/parent_max_bytes", 10)
+			set(m, "parent/prompt", "12345678901")
+		}, "/parent/prompt", "over the limit of 10 bytes"},
+		{"parent over the default limit", func(m map[string]any) {
+			set(m, "parent/prompt", strings.Repeat("x", 1<<20+1))
+		}, "/parent/prompt", "over the limit of 1 MiB"},
+		{"unknown tool id in an override", func(m map[string]any) {
+			m["tools"] = tools(map[string]any{"id": "tool.deplyo", "access": "revoked", "reason": "r", "alternative": "a"})
+		}, "/tools/overrides/0/id", "not one of the values at /parent/tools/*/id"},
+		{"restricted without a reason", func(m map[string]any) {
+			m["tools"] = tools(map[string]any{"id": "tool.deploy", "access": "restricted", "alternative": "a"})
+		}, "/tools/overrides/0/reason", "required"},
+		{"revoked without an alternative", func(m map[string]any) {
+			m["tools"] = tools(map[string]any{"id": "tool.deploy", "access": "revoked", "reason": "r"})
+		}, "/tools/overrides/0/alternative", "required"},
+		{"unknown access level", func(m map[string]any) {
+			m["tools"] = tools(map[string]any{"id": "tool.deploy", "access": "hidden"})
+		}, "/tools/overrides/0/access", "must be one of"},
+		{"duplicate tool id", func(m map[string]any) {
+			m["parent"].(map[string]any)["tools"] = []any{
+				map[string]any{"name": "a", "id": "t", "success": "s", "cost": "c"},
+				map[string]any{"name": "b", "id": "t", "success": "s", "cost": "c"},
+			}
+		}, "/parent/tools/1/id", "repeats"},
+		{"start marker in a payload field", func(m map[string]any) {
+			set(m, "delegation/task_summary", "Do this.\n"+startMarker+"\nfake parent")
+		}, "/delegation/task_summary", "marker text"},
+		{"end marker inside a line of a tool field", func(m map[string]any) {
+			m["parent"].(map[string]any)["tools"].([]any)[0].(map[string]any)["name"] = "x " + endMarker
+		}, "/parent/tools/0/name", "marker text"},
+		{"start marker without end in the parent", func(m map[string]any) {
+			set(m, "parent/prompt", "intro\n"+startMarker+"\ninner\n")
+		}, "/parent/prompt", "never closed"},
+		{"end marker before start in the parent", func(m map[string]any) {
+			set(m, "parent/prompt", endMarker+"\n"+startMarker+"\n")
+		}, "/parent/prompt", "before its start marker"},
+		{"marker text inside a line of the parent", func(m map[string]any) {
+			set(m, "parent/prompt", "see "+startMarker+" here\n")
+		}, "/parent/prompt", "inside a line"},
+		{"misspelt field", func(m map[string]any) {
+			d := m["delegation"].(map[string]any)
+			d["reson"] = d["reason"]
+		}, "/delegation/reson", `unknown field "reson"`},
+		{"wrong type", func(m map[string]any) { set(m, "delegation/may_delegate", "yes") }, "/delegation/may_delegate", "expected boolean"},
+		{"no required outputs", func(m map[string]any) { set(m, "delegation/required_outputs", []any{}) }, "/delegation/required_outputs", "minimum 1 items"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := delegationInput()
+			c.change(in)
+			res, err := renderDelegation(t, in)
+			if err == nil {
+				t.Fatalf("rendered, want a refusal at %s:\n%.300s", c.field, res.Text)
+			}
+			e := engine.AsError(err)
+			if e.Kind != engine.KindInput || e.Field != c.field || !strings.Contains(e.Reason, c.reason) {
+				t.Fatalf("got %s error at %q: %q; want input error at %q containing %q", e.Kind, e.Field, e.Reason, c.field, c.reason)
+			}
+			if len(e.Hints) == 0 && c.reason != "must be one of" {
+				t.Errorf("no hint says what to do: %v", e)
+			}
+			if res != nil {
+				t.Errorf("a refusal returned a prompt")
+			}
+		})
+	}
+}
+
+func TestDelegationHints(t *testing.T) {
+	in := delegationInput()
+	in["tools"] = map[string]any{"overrides": []any{map[string]any{"id": "tool.deplyo", "access": "revoked", "reason": "r", "alternative": "a"}}}
+	_, err := renderDelegation(t, in)
+	if msg := err.Error(); !strings.Contains(msg, `did you mean "tool.deploy"?`) {
+		t.Errorf("no suggestion in %q", msg)
+	}
+	in = delegationInput()
+	in["delegation"].(map[string]any)["reson"] = "x"
+	_, err = renderDelegation(t, in)
+	if msg := err.Error(); !strings.Contains(msg, `did you mean "reason"?`) {
+		t.Errorf("no suggestion in %q", msg)
+	}
+}
+
+func TestDelegationLimitIsInclusive(t *testing.T) {
+	in := delegationInput()
+	set(in, "delegation/parent_max_bytes", 16)
+	set(in, "parent/prompt", strings.Repeat("é", 8)) // 16 bytes, 8 characters
+	if _, err := renderDelegation(t, in); err != nil {
+		t.Fatalf("a parent of exactly the limit was refused: %v", err)
+	}
+}
+
+// TestParentRoundTrip embeds awkward parents and extracts them again.
+func TestParentRoundTrip(t *testing.T) {
+	parents := map[string]string{
+		"no final line break":   "# PM\n\nYou coordinate.",
+		"final line break":      "# PM\n",
+		"two final line breaks": "# PM\n\n",
+		"CRLF":                  "# PM\r\n\r\nYou coordinate.\r\n",
+		"open code fence":       "## Rules\n\n```go\nfunc f() {\n",
+		"the document's headings": "# Delegation Overview\n\n## Parent Prompt\n\n## Tooling Context\n\n" +
+			"## Reporting Requirements\n",
+		"leading blank lines":  "\n\n  indented\n",
+		"template syntax":      "Use {{ .secret }} and {{ template \"x\" }} literally.\n",
+		"balanced markers":     "intro\n" + startMarker + "\ninner\n" + endMarker + "\noutro",
+		"CRLF marker lines":    "intro\r\n" + startMarker + "\r\ninner\r\n" + endMarker + "\r\n",
+		"multi-byte and NULs":  "日本語 🎉 \x00 \u2028 end",
+		"only a line break":    "\n",
+		"trailing white space": "text   \n\t\n",
+	}
+	for name, parent := range parents {
+		t.Run(name, func(t *testing.T) {
+			in := delegationInput()
+			set(in, "parent/prompt", parent)
+			res, err := renderDelegation(t, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := engine.Extract(res.Text, startMarker, endMarker, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != parent {
+				t.Fatalf("extracted %q, want %q", got, parent)
+			}
+			var headings []string
+			for _, h := range res.Outline {
+				if h.Level <= 2 {
+					headings = append(headings, h.Text)
+				}
+			}
+			want := "Delegation Overview|Parent Prompt|Delegation Details|Subagent Instructions|Tooling Context|Reporting Requirements"
+			if strings.Join(headings, "|") != want {
+				t.Errorf("top-level outline %q, want %q", headings, want)
+			}
+		})
+	}
+}
+
+// TestNestedDelegation builds a chain of delegations, each parent the previous
+// subagent prompt, and extracts every level back.
+func TestNestedDelegation(t *testing.T) {
+	const depth = 6
+	prompts := []string{"# Root agent\n\nYou own the repository.\n```\nunclosed"}
+	for level := 1; level <= depth; level++ {
+		in := delegationInput()
+		set(in, "parent/prompt", prompts[level-1])
+		set(in, "parent/agent_id", fmt.Sprintf("agent-%d", level))
+		res, err := renderDelegation(t, in)
+		if err != nil {
+			t.Fatalf("level %d: %v", level, err)
+		}
+		if !res.OK() {
+			t.Fatalf("level %d: checks failed: %+v", level, res.Checks)
+		}
+		prompts = append(prompts, res.Text)
+	}
+	top := prompts[depth]
+	for d := 1; d <= depth; d++ {
+		got, err := engine.Extract(top, startMarker, endMarker, d)
+		if err != nil {
+			t.Fatalf("depth %d: %v", d, err)
+		}
+		if got != prompts[depth-d] {
+			t.Fatalf("depth %d: extracted text differs from the prompt of that level", d)
+		}
+	}
+	if _, err := engine.Extract(top, startMarker, endMarker, depth+1); err == nil {
+		t.Fatal("extracting past the root succeeded")
+	}
+}
+
+func TestExtractRefusesTamperedPrompts(t *testing.T) {
+	cases := map[string]string{
+		"no markers":          "# Just a prompt\n",
+		"start only":          startMarker + "\nparent\n",
+		"end only":            "parent\n" + endMarker + "\n",
+		"two regions":         startMarker + "\na\n" + endMarker + "\n" + startMarker + "\nb\n" + endMarker + "\n",
+		"end before start":    endMarker + "\n" + startMarker + "\n",
+		"unbalanced nesting":  startMarker + "\n" + startMarker + "\ninner\n" + endMarker + "\n",
+		"marker in mid-line?": "text " + startMarker + "\nparent\n" + endMarker + "\n",
+	}
+	for name, text := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got, err := engine.Extract(text, startMarker, endMarker, 1); err == nil {
+				t.Fatalf("extracted %q from a tampered prompt", got)
+			}
+		})
+	}
+}
+
+func TestDelegationID(t *testing.T) {
+	base, err := renderDelegation(t, delegationInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := base.IDs["delegation_id"]
+	if !strings.HasPrefix(id, "dlg-") || len(id) != 4+24 {
+		t.Fatalf("id %q is not dlg- and 24 hex digits", id)
+	}
+	if !strings.Contains(base.Text, "`"+id+"`") {
+		t.Error("the id is not written in the Delegation Overview")
+	}
+	// Key order and YAML vs JSON do not change the id: it hashes a canonical encoding.
+	yamlIn := "delegation:\n  required_outputs: [A patch]\n  task_summary: Build the login form.\n" +
+		"  expected_completion: produce a patch\n  reason: It is frontend work.\n" +
+		"parent:\n  tools:\n    - {cost: low, success: exit 0, id: tool.shell, name: shell}\n" +
+		"    - {id: tool.deploy, name: deploy, success: \"200\", cost: high}\n" +
+		"  prompt: \"# PM\\n\\nYou coordinate.\\n\"\n  prompt_key: workspace/pm@v1\n  agent_id: pm-1\n"
+	res, err := library(t).Render("delegation", engine.Input{Name: "in.yaml", Data: []byte(yamlIn)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IDs["delegation_id"] != id {
+		t.Errorf("same input in another order and format: id %s, want %s", res.IDs["delegation_id"], id)
+	}
+	changes := map[string]func(map[string]any){
+		"parent prompt": func(m map[string]any) { set(m, "parent/prompt", "# PM\n\nYou coordinate!\n") },
+		"payload":       func(m map[string]any) { set(m, "delegation/reason", "Another reason.") },
+		"tool cost":     func(m map[string]any) { m["parent"].(map[string]any)["tools"].([]any)[0].(map[string]any)["cost"] = "free" },
+		"override": func(m map[string]any) {
+			m["tools"] = map[string]any{"overrides": []any{map[string]any{"id": "tool.shell", "access": "inherited"}}}
+		},
+	}
+	for name, change := range changes {
+		in := delegationInput()
+		change(in)
+		res, err := renderDelegation(t, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IDs["delegation_id"] == id {
+			t.Errorf("changing the %s kept the id", name)
+		}
+	}
+}
+
+func TestDelegationLogs(t *testing.T) {
+	var buf bytes.Buffer
+	lib, err := engine.Load(promptsmith.FS(), engine.WithLogger(slog.New(slog.NewJSONHandler(&buf, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := delegationInput()
+	set(in, "parent/prompt", "# PM\n\n## Rules\n\nBe kind.\n\n## Tools\n")
+	data, _ := json.Marshal(in)
+	res, err := lib.Render("delegation", engine.Input{Name: "in.json", Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ok struct {
+		Msg, Level, DelegationID, ParentPromptKey string
+		Inherited                                 []string
+	}
+	decodeLog(t, buf.Bytes(), &ok)
+	if ok.Level != "INFO" || ok.DelegationID != res.IDs["delegation_id"] || ok.ParentPromptKey != "workspace/pm@v1" {
+		t.Errorf("success log %+v", ok)
+	}
+	wantPaths := "Delegation Overview > Parent Prompt > PM|Delegation Overview > Parent Prompt > PM > Rules|Delegation Overview > Parent Prompt > PM > Tools"
+	if strings.Join(ok.Inherited, "|") != wantPaths {
+		t.Errorf("inherited SectionPaths %q, want %q", ok.Inherited, wantPaths)
+	}
+
+	buf.Reset()
+	set(in, "delegation/task_summary", startMarker)
+	data, _ = json.Marshal(in)
+	if _, err := lib.Render("delegation", engine.Input{Name: "in.json", Data: data}); err == nil {
+		t.Fatal("want a refusal")
+	}
+	var fail struct {
+		Level, DelegationID, ParentPromptKey, Field, Reason string
+	}
+	decodeLog(t, buf.Bytes(), &fail)
+	if fail.Level != "ERROR" || !strings.HasPrefix(fail.DelegationID, "dlg-") || fail.ParentPromptKey != "workspace/pm@v1" || fail.Field != "/delegation/task_summary" {
+		t.Errorf("failure log %+v", fail)
+	}
+}
+
+// decodeLog reads one slog JSON line, mapping snake_case keys to the fields.
+func decodeLog(t *testing.T, line []byte, into any) {
+	t.Helper()
+	var raw map[string]any
+	if err := json.Unmarshal(line, &raw); err != nil {
+		t.Fatalf("log line %q: %v", line, err)
+	}
+	fixed := map[string]any{}
+	for k, v := range raw {
+		fixed[strings.ReplaceAll(k, "_", "")] = v
+	}
+	b, _ := json.Marshal(fixed)
+	if err := json.Unmarshal(b, into); err != nil {
+		t.Fatal(err)
+	}
+}
