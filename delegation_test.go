@@ -291,7 +291,9 @@ func TestDelegationID(t *testing.T) {
 	changes := map[string]func(map[string]any){
 		"parent prompt": func(m map[string]any) { set(m, "parent/prompt", "# PM\n\nYou coordinate!\n") },
 		"payload":       func(m map[string]any) { set(m, "delegation/reason", "Another reason.") },
-		"tool cost":     func(m map[string]any) { m["parent"].(map[string]any)["tools"].([]any)[0].(map[string]any)["cost"] = "free" },
+		"tool cost": func(m map[string]any) {
+			m["parent"].(map[string]any)["tools"].([]any)[0].(map[string]any)["cost"] = "free"
+		},
 		"override": func(m map[string]any) {
 			m["tools"] = map[string]any{"overrides": []any{map[string]any{"id": "tool.shell", "access": "inherited"}}}
 		},
