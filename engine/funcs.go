@@ -494,7 +494,22 @@ func appendJSONIndent(b []byte, v any, pretty bool, depth int) []byte {
 
 func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
-	for _, r := range s {
+	run := 0 // start of the bytes not yet copied: most text needs no escaping
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := rune(c), 1
+		if c >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if r != 0x2028 && r != 0x2029 && r != utf8.RuneError {
+				i += size
+				continue
+			}
+		}
+		b = append(b, s[run:i]...)
 		switch {
 		case r == '"' || r == '\\':
 			b = append(b, '\\', byte(r))
@@ -504,12 +519,15 @@ func appendJSONString(b []byte, s string) []byte {
 			b = append(b, `\r`...)
 		case r == '\t':
 			b = append(b, `\t`...)
-		case r < 0x20 || r == 0x2028 || r == 0x2029:
-			b = fmt.Appendf(b, `\u%04x`, r)
+		case r == utf8.RuneError:
+			b = append(b, `\ufffd`...)
 		default:
-			b = utf8.AppendRune(b, r)
+			b = fmt.Appendf(b, `\u%04x`, r)
 		}
+		i += size
+		run = i
 	}
+	b = append(b, s[run:]...)
 	return append(b, '"')
 }
 

@@ -2,10 +2,7 @@ package engine
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -38,7 +35,7 @@ func decode(in Input) (*document, error) {
 	var root any
 	var err error
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		root, err = d.decodeJSON(trimmed)
+		root, err = d.decodeJSON(in.Data, len(in.Data)-len(trimmed))
 	} else {
 		root, err = d.decodeYAML(in.Data)
 	}
@@ -57,90 +54,26 @@ func decode(in Input) (*document, error) {
 	return d, nil
 }
 
-func (d *document) decodeJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := d.jsonValue(dec, "")
+func (d *document) decodeJSON(data []byte, start int) (any, error) {
+	p := &jsonParser{data: data, pos: start, doc: d}
+	v, err := p.value(0)
 	if err == nil {
-		if _, terr := dec.Token(); terr != io.EOF {
-			err = fmt.Errorf("unexpected data after the top-level object")
+		p.skipSpace()
+		if p.pos < len(data) {
+			err = p.fail("unexpected data after the top-level value")
 		}
 	}
 	if err != nil {
-		var ie *Error
-		if errors.As(err, &ie) {
+		line, col := lineCol(data, p.pos)
+		pos := fmt.Sprintf("%s:%d:%d", d.in.Name, line, col)
+		if ie, ok := err.(*Error); ok {
+			ie.Position = pos
 			return nil, ie
 		}
-		off := dec.InputOffset()
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			off = se.Offset
-		}
-		line, col := lineCol(data, int(off))
-		return nil, (&Error{Kind: KindInput, Position: fmt.Sprintf("%s:%d:%d", d.in.Name, line, col),
-			Reason: "invalid JSON: " + strings.TrimPrefix(err.Error(), "json: "), Err: err}).
+		return nil, (&Error{Kind: KindInput, Position: pos, Field: p.pointer(), Reason: "invalid JSON: " + err.Error(), Err: err}).
 			hint("fix the JSON syntax at that position (a missing comma, quote or brace is the usual cause)")
 	}
 	return v, nil
-}
-
-func (d *document) jsonValue(dec *json.Decoder, ptr string) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			m := map[string]any{}
-			var keys []string
-			for dec.More() {
-				kt, err := dec.Token()
-				if err != nil {
-					return nil, err
-				}
-				k := kt.(string)
-				child := ptr + "/" + escapePointer(k)
-				if _, dup := m[k]; dup {
-					return nil, (&Error{Kind: KindInput, Field: child, Position: d.in.Name,
-						Reason: fmt.Sprintf("key %q appears twice", k)}).hint("keep one of the two entries")
-				}
-				v, err := d.jsonValue(dec, child)
-				if err != nil {
-					return nil, err
-				}
-				m[k] = v
-				keys = append(keys, k)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			d.order.record(m, keys)
-			return m, nil
-		case '[':
-			list := []any{}
-			for i := 0; dec.More(); i++ {
-				v, err := d.jsonValue(dec, ptr+"/"+strconv.Itoa(i))
-				if err != nil {
-					return nil, err
-				}
-				list = append(list, v)
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, err
-			}
-			return list, nil
-		}
-		return nil, fmt.Errorf("unexpected %q", t)
-	case json.Number:
-		return number(string(t))
-	default:
-		return t, nil // string, bool, nil
-	}
 }
 
 func number(s string) (any, error) {

@@ -277,3 +277,7 @@ func (v *Variant) Schema() any { return v.schemas.raw[schemaURL+v.Manifest.Schem
 func (v *Variant) SchemaJSON() []byte {
 	return appendJSON(nil, v.Schema(), true)
 }
+
+// Templates returns the variant's parsed template set, for tools that execute
+// a section directly; benchmarks use it as the floor the pipeline is measured against.
+func (v *Variant) Templates() *template.Template { return v.tmpl }

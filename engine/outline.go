@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // Heading is one top-level heading of a prompt. Path is its SectionPath: the
@@ -22,7 +24,14 @@ type Heading struct {
 // blocks, HTML blocks, lists, quotes. Checks need nothing inline, and skipping
 // inline parsing keeps them cheap.
 var blockParser = parser.NewParser(
-	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithBlockParsers(
+		util.Prioritized(parser.NewSetextHeadingParser(), 100),
+		util.Prioritized(parser.NewCodeBlockParser(), 500),
+		util.Prioritized(parser.NewATXHeadingParser(), 600),
+		util.Prioritized(parser.NewFencedCodeBlockParser(), 700),
+		util.Prioritized(parser.NewHTMLBlockParser(), 900),
+		util.Prioritized(parser.NewParagraphParser(), 1000),
+	),
 	parser.WithInlineParsers(),
 	parser.WithParagraphTransformers(),
 )
@@ -31,18 +40,17 @@ var blockParser = parser.NewParser(
 // opaque regions: a heading inside one does not count, and a fence left open
 // inside one ends with it instead of swallowing what follows.
 func outline(src string, opaque []Region) []Heading {
-	outer := src
-	if len(opaque) > 0 {
-		var b strings.Builder
-		b.Grow(len(src))
-		prev := 0
-		for _, r := range opaque {
-			b.WriteString(src[prev:r.Start])
-			prev = r.End
-		}
-		b.WriteString(src[prev:])
-		outer = b.String()
+	kept := len(src)
+	for _, r := range opaque {
+		kept -= r.End - r.Start
 	}
+	source := make([]byte, 0, kept)
+	prev := 0
+	for _, r := range opaque {
+		source = append(source, src[prev:r.Start]...)
+		prev = r.End
+	}
+	source = append(source, src[prev:]...)
 	toSource := func(off int) int {
 		for _, r := range opaque {
 			if off >= r.Start {
@@ -53,7 +61,6 @@ func outline(src string, opaque []Region) []Heading {
 		}
 		return off
 	}
-	source := []byte(outer)
 	doc := blockParser.Parse(text.NewReader(source))
 	var out []Heading
 	var stack []Heading
@@ -70,7 +77,7 @@ func outline(src string, opaque []Region) []Heading {
 		}
 		title := strings.Join(parts, " ")
 		first := h.Lines().At(0).Start
-		lineStart := strings.LastIndexByte(outer[:first], '\n') + 1
+		lineStart := bytes.LastIndexByte(source[:first], '\n') + 1
 		off := toSource(lineStart)
 		for len(stack) > 0 && stack[len(stack)-1].Level >= h.Level {
 			stack = stack[:len(stack)-1]

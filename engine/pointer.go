@@ -99,18 +99,37 @@ func matchAll(root any, pattern string) []match {
 	return out
 }
 
-// walkStrings calls fn for every string in the tree with its pointer.
-func walkStrings(v any, at string, fn func(ptr, s string)) {
-	switch c := v.(type) {
-	case string:
-		fn(at, c)
-	case map[string]any:
-		for _, k := range orderedKeys(c) {
-			walkStrings(c[k], at+"/"+escapePointer(k), fn)
-		}
-	case []any:
-		for i, e := range c {
-			walkStrings(e, at+"/"+strconv.Itoa(i), fn)
+// walkStrings calls fn for every string in the tree with the tokens of its
+// path; pointerOf turns them into a JSON pointer when one is needed.
+func walkStrings(v any, fn func(path []string, s string)) {
+	var path []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch c := v.(type) {
+		case string:
+			fn(path, c)
+		case map[string]any:
+			for k, e := range c {
+				path = append(path, k)
+				walk(e)
+				path = path[:len(path)-1]
+			}
+		case []any:
+			for i, e := range c {
+				path = append(path, strconv.Itoa(i))
+				walk(e)
+				path = path[:len(path)-1]
+			}
 		}
 	}
+	walk(v)
+}
+
+func pointerOf(path []string) string {
+	var b strings.Builder
+	for _, tok := range path {
+		b.WriteByte('/')
+		b.WriteString(escapePointer(tok))
+	}
+	return b.String()
 }

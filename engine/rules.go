@@ -13,7 +13,7 @@ func (v *Variant) checkRules(root map[string]any) error {
 	for _, pattern := range r.Unique {
 		seen := map[string]string{}
 		for _, m := range matchAll(root, pattern) {
-			key := string(appendCanonical(nil, m.value))
+			key := canonicalKey(m.value)
 			if first, dup := seen[key]; dup {
 				return inputErr(m.ptr, "%s repeats the value of %s", shortJSON(m.value), first).
 					hint("values at %s must be unique", pattern)

@@ -186,20 +186,20 @@ func (v *Variant) checkVerbatimInput(root map[string]any) error {
 				hint("marker lines %q and %q must come in nested pairs, as in a prompt this variant rendered", vb.Start, vb.End)
 		}
 	}
+	// Maps are walked in Go's order here, so of several offending fields the
+	// first in pointer order is reported, to keep the error deterministic.
 	var bad *Error
-	walkStrings(root, "", func(ptr, s string) {
-		if bad != nil {
-			return
-		}
+	walkStrings(root, func(path []string, s string) {
 		for _, vb := range v.Manifest.Verbatim {
-			if ptr == vb.Field {
+			if !strings.Contains(s, vb.Start) && !strings.Contains(s, vb.End) {
 				continue
 			}
-			if strings.Contains(s, vb.Start) || strings.Contains(s, vb.End) {
-				bad = inputErr(ptr, "contains the marker text of %s", vb.Name).
-					hint("only %s may hold %q or %q; remove the marker from this field", vb.Field, vb.Start, vb.End)
-				return
+			ptr := pointerOf(path)
+			if ptr == vb.Field || (bad != nil && bad.Field < ptr) {
+				continue
 			}
+			bad = inputErr(ptr, "contains the marker text of %s", vb.Name).
+				hint("only %s may hold %q or %q; remove the marker from this field", vb.Field, vb.Start, vb.End)
 		}
 	})
 	if bad != nil {

@@ -1,0 +1,97 @@
+package engine
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestJSONMatchesEncodingJSON decodes the same documents with the engine's
+// parser and with encoding/json and wants the same values.
+func TestJSONMatchesEncodingJSON(t *testing.T) {
+	docs := []string{
+		`{}`,
+		`{"a": 1, "b": -2.5e3, "c": true, "d": false, "e": null, "f": "x"}`,
+		`{"esc": "q\" b\\ s\/ \b\f\n\r\t \u00e9 \ud83c\udf89 \u2028"}`,
+		`{"lone surrogate": "\ud800 x", "bad pair": "\ud800\u0041"}`,
+		`{"nested": {"list": [1, [2, {"x": []}], {}], "big": 12345678901234567890}}`,
+		"{\"raw utf8\": \"日本語 🎉\"}",
+		"{\"invalid utf8\": \"a\xffb\"}",
+		` { "space" :  [ 1 , 2 ] } `,
+	}
+	for _, doc := range docs {
+		d := &document{in: Input{Name: "t"}}
+		got, err := d.decodeJSON([]byte(doc), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		var want any
+		if err := json.Unmarshal([]byte(doc), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(normalize(got), normalize(want)) {
+			t.Errorf("%s:\n got %#v\nwant %#v", doc, got, want)
+		}
+		d.release()
+	}
+}
+
+// normalize turns every number into float64, as encoding/json gives them.
+func normalize(v any) any {
+	switch c := v.(type) {
+	case int64:
+		return float64(c)
+	case map[string]any:
+		for k, e := range c {
+			c[k] = normalize(e)
+		}
+	case []any:
+		for i, e := range c {
+			c[i] = normalize(e)
+		}
+	}
+	return v
+}
+
+func TestJSONErrorsNamePositions(t *testing.T) {
+	cases := map[string]string{
+		"{\n  \"a\": 1,\n  \"b\" 2\n}":  "t:3:7",
+		"{\"a\": [1, 2}":                "t:1:12",
+		"{\"a\": \"unterminated":        "t:1:7",
+		"{\"a\": 1}\n{\"b\": 2}":        "t:2:1",
+		"{\"a\": tru}":                  "t:1:7",
+		"{\"a\": 1, \"a\": 2}":          "t:1:10",
+		"{\"ctl\": \"a\tb\"}":           "t:1:11",
+		"{\"n\": 01}":                   "t:1:7",
+	}
+	for doc, pos := range cases {
+		_, err := decode(Input{Name: "t", Data: []byte(doc)})
+		e, ok := err.(*Error)
+		if !ok || e.Position != pos {
+			t.Errorf("%q: got %v (position %q), want position %s", doc, err, e.Position, pos)
+		}
+		if ok && !strings.Contains(e.Error(), pos) {
+			t.Errorf("%q: message %q lacks the position", doc, e.Error())
+		}
+	}
+}
+
+func TestKeyOrderIsKept(t *testing.T) {
+	for _, doc := range []string{`{"z": 1, "a": {"y": 1, "b": 2}, "m": 3}`, "z: 1\na:\n  y: 1\n  b: 2\nm: 3\n"} {
+		d, err := decode(Input{Name: "t", Data: []byte(doc)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(orderedKeys(d.root), ","); got != "z,a,m" {
+			t.Errorf("%q: top-level order %s", doc, got)
+		}
+		if got := string(appendJSON(nil, d.root, false)); got != `{"z":1,"a":{"y":1,"b":2},"m":3}` {
+			t.Errorf("%q: json %s", doc, got)
+		}
+		d.release()
+		if got := strings.Join(orderedKeys(d.root), ","); got != "a,m,z" {
+			t.Errorf("after release, order should fall back to sorted, got %s", got)
+		}
+	}
+}
