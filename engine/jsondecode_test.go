@@ -56,14 +56,14 @@ func normalize(v any) any {
 
 func TestJSONErrorsNamePositions(t *testing.T) {
 	cases := map[string]string{
-		"{\n  \"a\": 1,\n  \"b\" 2\n}":  "t:3:7",
-		"{\"a\": [1, 2}":                "t:1:12",
-		"{\"a\": \"unterminated":        "t:1:7",
-		"{\"a\": 1}\n{\"b\": 2}":        "t:2:1",
-		"{\"a\": tru}":                  "t:1:7",
-		"{\"a\": 1, \"a\": 2}":          "t:1:10",
-		"{\"ctl\": \"a\tb\"}":           "t:1:11",
-		"{\"n\": 01}":                   "t:1:7",
+		"{\n  \"a\": 1,\n  \"b\" 2\n}": "t:3:7",
+		"{\"a\": [1, 2}":               "t:1:12",
+		"{\"a\": \"unterminated":       "t:1:7",
+		"{\"a\": 1}\n{\"b\": 2}":       "t:2:1",
+		"{\"a\": tru}":                 "t:1:7",
+		"{\"a\": 1, \"a\": 2}":         "t:1:10",
+		"{\"ctl\": \"a\tb\"}":          "t:1:11",
+		"{\"n\": 01}":                  "t:1:7",
 	}
 	for doc, pos := range cases {
 		_, err := decode(Input{Name: "t", Data: []byte(doc)})
