@@ -90,36 +90,30 @@ func (v *Variant) check(res *Result, data map[string]any) error {
 }
 
 func (v *Variant) checkHeadings(res *Result, add func(string, bool, string, ...any)) {
-	type want struct {
-		level int
-		text  string
-	}
-	var wants []want
-	for _, h := range v.Manifest.Checks.Headings {
-		l, t := parseHeadingLine(h)
-		wants = append(wants, want{l, t})
-	}
-	next := 0
-	seen := map[string]int{}
+	want := v.Manifest.Checks.Headings
+	lines := make([]int, len(want)) // where each required heading stands, 0 when absent
 	for _, h := range res.Outline {
-		for i, w := range wants {
-			if w.level == h.Level && w.text == h.Text {
-				if line, dup := seen[h.Text]; dup {
-					add("headings", false, "%q appears twice, at lines %d and %d of the prompt", v.Manifest.Checks.Headings[i], line, h.Line)
-					return
-				}
-				seen[h.Text] = h.Line
-				if i != next {
-					add("headings", false, "%q at line %d comes before %q", v.Manifest.Checks.Headings[i], h.Line, v.Manifest.Checks.Headings[next])
-					return
-				}
-				next++
+		for i, w := range want {
+			level, text := parseHeadingLine(w)
+			if level != h.Level || text != h.Text {
+				continue
 			}
+			if lines[i] != 0 {
+				add("headings", false, "%q appears twice, at lines %d and %d of the prompt", w, lines[i], h.Line)
+				return
+			}
+			lines[i] = h.Line
 		}
 	}
-	if next < len(wants) {
-		add("headings", false, "%q is missing", v.Manifest.Checks.Headings[next])
-		return
+	for i, w := range want {
+		if lines[i] == 0 {
+			add("headings", false, "%q is missing", w)
+			return
+		}
+		if i > 0 && lines[i] < lines[i-1] {
+			add("headings", false, "%q at line %d comes before %q at line %d", w, lines[i], want[i-1], lines[i-1])
+			return
+		}
 	}
 	add("headings", true, "")
 }

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/promptsmith/promptsmith"
+	_ "github.com/promptsmith/promptsmith/internal/golden" // registers -update for go test ./... -update
+)
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runCLI(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errb)
+	return result{code, out.String(), errb.String()}
+}
+
+const validInput = `{"parent": {"agent_id": "a", "prompt_key": "k", "prompt": "# P\n"},
+ "delegation": {"reason": "r", "expected_completion": "e", "task_summary": "t", "required_outputs": ["x"]}}`
+
+func TestExitCodes(t *testing.T) {
+	cases := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stdout string // substring
+		stderr string // substring
+	}{
+		{"render an example", "", []string{"delegation", "--example", "minimal"}, 0, "# Delegation Overview", ""},
+		{"render stdin", validInput, []string{"delegation", "-i", "-"}, 0, "<!-- PARENT PROMPT START -->\n# P\n\n<!-- PARENT PROMPT END -->", ""},
+		{"list", "", []string{"list"}, 0, "delegation", ""},
+		{"examples", "", []string{"examples", "delegation"}, 0, "nested-chain", ""},
+		{"schema", "", []string{"schema", "delegation"}, 0, `"$schema"`, ""},
+		{"check passes", "", []string{"check", "delegation", "--example", "minimal"}, 0, "ok   headings", ""},
+		{"bad input", `{"parent": {}}`, []string{"delegation", "-i", "-"}, 2, "", "/delegation: required field is missing"},
+		{"invalid JSON names the line", "{\n\"a\" 1}", []string{"delegation", "-i", "-"}, 2, "", "stdin:2:5"},
+		{"unknown variant", "", []string{"delegaton", "--example", "x"}, 2, "", `did you mean "delegation"?`},
+		{"unknown example", "", []string{"delegation", "--example", "minimall"}, 2, "", `did you mean "minimal"?`},
+		{"bad format", "", []string{"delegation", "--example", "minimal", "--format", "xml"}, 2, "", "--format must be text or json"},
+		{"unknown flag", "", []string{"delegation", "--bogus"}, 2, "", "unknown flag"},
+		{"missing variant", "", []string{}, 2, "", "accepts 1 arg"},
+		{"both -i and --example", "", []string{"delegation", "-i", "x", "--example", "minimal"}, 2, "", "either -i or --example"},
+		{"extract depth 2", "", []string{"extract", "--depth", "2", "-i", filepath.Join("..", "..", "testdata", "golden", "delegation", "nested-chain.md")}, 0, "# Delegation Overview", ""},
+		{"extract past the root", "# nothing\n", []string{"extract", "-i", "-"}, 2, "", "holds no embedded prompt"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runCLI(t, c.stdin, c.args...)
+			if r.code != c.code || !strings.Contains(r.stdout, c.stdout) || !strings.Contains(r.stderr, c.stderr) {
+				t.Fatalf("exit %d (want %d)\nstdout: %.400s\nstderr: %s", r.code, c.code, r.stdout, r.stderr)
+			}
+			if c.code != 0 && c.stdout == "" && r.stdout != "" {
+				t.Errorf("a failure wrote to stdout: %.200s", r.stdout)
+			}
+		})
+	}
+}
+
+func TestJSONFormat(t *testing.T) {
+	r := runCLI(t, validInput, "delegation", "-i", "-", "--format", "json")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	var res struct {
+		Text     string
+		Sections []struct {
+			Name       string
+			Start, End int
+		}
+		Outline []struct{ Path string }
+		Checks  []struct {
+			Check string
+			OK    bool
+		}
+		IDs map[string]string
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Sections) != 6 || res.Sections[0].Name != "overview" || !strings.HasPrefix(res.Text[res.Sections[1].Start:res.Sections[1].End], "## Parent Prompt") {
+		t.Errorf("sections %+v", res.Sections)
+	}
+	if !strings.HasPrefix(res.IDs["delegation_id"], "dlg-") || len(res.Checks) == 0 || len(res.Outline) < 6 {
+		t.Errorf("result %+v", res)
+	}
+
+	r = runCLI(t, `{"parent": 1}`, "delegation", "-i", "-", "--format", "json")
+	var e struct {
+		Error struct {
+			Kind, Reason, Field string
+			Hints               []string
+		}
+	}
+	if r.code != 2 || json.Unmarshal([]byte(r.stderr), &e) != nil || e.Error.Field == "" || e.Error.Kind != "input" {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+// TestOutputIsAtomic: a failed render leaves an existing file alone and
+// creates none; a good one replaces it whole.
+func TestOutputIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "prompt.md")
+	if err := os.WriteFile(out, []byte("previous"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, `{"parent": {}}`, "delegation", "-i", "-", "-o", out)
+	if r.code != 2 {
+		t.Fatalf("exit %d", r.code)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "previous" {
+		t.Fatalf("a failed render changed the output file to %q", b)
+	}
+	fresh := filepath.Join(dir, "new.md")
+	runCLI(t, `{"parent": {}}`, "delegation", "-i", "-", "-o", fresh)
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Fatal("a failed render created the output file")
+	}
+	r = runCLI(t, validInput, "delegation", "-i", "-", "-o", out)
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(out); !bytes.HasPrefix(b, []byte("# Delegation Overview")) {
+		t.Fatalf("output file holds %.100q", b)
+	}
+	if st, _ := os.Stat(out); st.Mode().Perm() != 0o600 {
+		t.Errorf("replacing the file changed its mode to %v", st.Mode().Perm())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+	r = runCLI(t, validInput, "delegation", "-i", "-", "-o", filepath.Join(dir, "missing", "x.md"))
+	if r.code != 2 || !strings.Contains(r.stderr, "cannot write the output") {
+		t.Errorf("exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+// TestCheckFailure renders from a working copy whose template breaks a
+// heading check: exit 1, the report on stderr, nothing written.
+func TestCheckFailure(t *testing.T) {
+	dir := copyLibrary(t)
+	tmpl := filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl")
+	b, _ := os.ReadFile(tmpl)
+	os.WriteFile(tmpl, bytes.Replace(b, []byte("## Tooling Context"), []byte("## Tools"), 1), 0o644)
+	out := filepath.Join(t.TempDir(), "p.md")
+	r := runCLI(t, validInput, "delegation", "-i", "-", "--templates", dir, "-o", out)
+	if r.code != 1 || !strings.Contains(r.stderr, `"## Tooling Context" is missing`) {
+		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Error("a prompt that failed its checks was written")
+	}
+	r = runCLI(t, validInput, "check", "delegation", "-i", "-", "--templates", dir)
+	if r.code != 1 || !strings.Contains(r.stdout, "FAIL headings") {
+		t.Fatalf("check: exit %d, stdout %s", r.code, r.stdout)
+	}
+}
+
+// TestTemplateErrorsNameTheAuthorsFile: a broken template is reported at the
+// file and line the author edits.
+func TestTemplateErrorsNameTheAuthorsFile(t *testing.T) {
+	dir := copyLibrary(t)
+	tmpl := filepath.Join(dir, "templates", "delegation", "details.md.tmpl")
+	b, _ := os.ReadFile(tmpl)
+	os.WriteFile(tmpl, append([]byte("## Delegation Details\n\n{{ .delegation.no_such_field }}\n"), b[len("## Delegation Details\n"):]...), 0o644)
+	r := runCLI(t, validInput, "delegation", "-i", "-", "--templates", dir)
+	want := filepath.Join(dir, "templates", "delegation", "details.md.tmpl") + ":3:"
+	if r.code != 2 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, `no field "no_such_field"`) {
+		t.Fatalf("exit %d, stderr %s (want %s)", r.code, r.stderr, want)
+	}
+	os.WriteFile(tmpl, []byte("{{ if }}\n"), 0o644)
+	r = runCLI(t, validInput, "delegation", "-i", "-", "--templates", dir)
+	if r.code != 2 || !strings.Contains(r.stderr, filepath.Join("delegation", "details.md.tmpl")+":1") {
+		t.Fatalf("parse error: exit %d, stderr %s", r.code, r.stderr)
+	}
+}
+
+// copyLibrary writes the embedded library to a temporary working copy.
+func copyLibrary(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, promptsmith.FS()); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
