@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -36,6 +37,10 @@ type Variant struct {
 	choices  map[string][]string // template_choice field → the names there are
 	examples map[string]Input
 }
+
+// ErrUnknownVariant is wrapped by the error Variant returns for a name the
+// library does not have.
+var ErrUnknownVariant = errors.New("unknown variant")
 
 // Option configures Load.
 type Option func(*Library)
@@ -106,7 +111,7 @@ func (lib *Library) Variant(name string) (*Variant, error) {
 	if v, ok := lib.variants[name]; ok {
 		return v, nil
 	}
-	e := &Error{Kind: KindUsage, Field: name, Reason: fmt.Sprintf("unknown variant %q", name)}
+	e := &Error{Kind: KindUsage, Field: name, Reason: fmt.Sprintf("unknown variant %q", name), Err: ErrUnknownVariant}
 	if near := closest(name, lib.names); near != "" {
 		e.hint("did you mean %q?", near)
 	}
@@ -281,3 +286,42 @@ func (v *Variant) SchemaJSON() []byte {
 // Templates returns the variant's parsed template set, for tools that execute
 // a section directly; benchmarks use it as the floor the pipeline is measured against.
 func (v *Variant) Templates() *template.Template { return v.tmpl }
+
+// VerbatimRegion picks the verbatim region that extraction reads: the one
+// named region of variant, where either may be empty when only one variant,
+// or one region, is declared.
+func (lib *Library) VerbatimRegion(variant, region string) (Verbatim, error) {
+	var candidates []string
+	if variant != "" {
+		candidates = []string{variant}
+	} else {
+		for _, name := range lib.names {
+			if len(lib.variants[name].Manifest.Verbatim) > 0 {
+				candidates = append(candidates, name)
+			}
+		}
+	}
+	usage := func(format string, args ...any) error {
+		return &Error{Kind: KindUsage, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch len(candidates) {
+	case 0:
+		return Verbatim{}, usage("no variant declares a verbatim region to extract")
+	case 1:
+	default:
+		return Verbatim{}, usage("several variants declare verbatim regions (%s): name one", strings.Join(candidates, ", "))
+	}
+	v, err := lib.Variant(candidates[0])
+	if err != nil {
+		return Verbatim{}, err
+	}
+	for _, vb := range v.Manifest.Verbatim {
+		if region == "" || vb.Name == region {
+			return vb, nil
+		}
+	}
+	if len(v.Manifest.Verbatim) == 0 {
+		return Verbatim{}, usage("variant %s declares no verbatim region", v.Name)
+	}
+	return Verbatim{}, usage("variant %s has no verbatim region %q", v.Name, region)
+}

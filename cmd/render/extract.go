@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +23,7 @@ library declares a verbatim region, it is used without asking.`,
 			if err != nil {
 				return err
 			}
-			vb, err := pickRegion(lib, variant, region)
+			vb, err := lib.VerbatimRegion(variant, region)
 			if err != nil {
 				return err
 			}
@@ -52,37 +50,4 @@ library declares a verbatim region, it is used without asking.`,
 	cmd.Flags().StringVar(&variant, "variant", "", "the variant whose markers to use")
 	cmd.Flags().StringVar(&region, "region", "", "the verbatim region's name, when the variant declares several")
 	return cmd
-}
-
-func pickRegion(lib *engine.Library, variant, region string) (engine.Verbatim, error) {
-	var candidates []string
-	if variant != "" {
-		candidates = []string{variant}
-	} else {
-		for _, name := range lib.Names() {
-			v, _ := lib.Variant(name)
-			if len(v.Manifest.Verbatim) > 0 {
-				candidates = append(candidates, name)
-			}
-		}
-	}
-	if len(candidates) != 1 {
-		if len(candidates) == 0 {
-			return engine.Verbatim{}, usageError("no variant declares a verbatim region to extract")
-		}
-		return engine.Verbatim{}, usageError("several variants declare verbatim regions (%s): choose one with --variant", strings.Join(candidates, ", "))
-	}
-	v, err := lib.Variant(candidates[0])
-	if err != nil {
-		return engine.Verbatim{}, err
-	}
-	for _, vb := range v.Manifest.Verbatim {
-		if region == "" || vb.Name == region {
-			return vb, nil
-		}
-	}
-	if len(v.Manifest.Verbatim) == 0 {
-		return engine.Verbatim{}, usageError("variant %s declares no verbatim region", v.Name)
-	}
-	return engine.Verbatim{}, usageError("variant %s has no verbatim region %q", v.Name, region)
 }

@@ -1,0 +1,163 @@
+package server_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/server"
+)
+
+const input = `{"parent": {"agent_id": "a", "prompt_key": "k", "prompt": "# P\n"},
+ "delegation": {"reason": "r", "expected_completion": "e", "task_summary": "t", "required_outputs": ["x"]}}`
+
+func newServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	lib, err := promptsmith.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(server.New(lib))
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+func do(t *testing.T, ts *httptest.Server, method, path, body string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	if len(data) > 0 && data[0] == '{' {
+		if err := json.Unmarshal(data, &out); err != nil {
+			t.Fatalf("%s %s: %v in %s", method, path, err, data)
+		}
+	}
+	return resp.StatusCode, out
+}
+
+func TestRender(t *testing.T) {
+	ts := newServer(t)
+	code, res := do(t, ts, "POST", "/v1/render/delegation", input)
+	if code != 200 || !strings.HasPrefix(res["text"].(string), "# Delegation Overview") {
+		t.Fatalf("%d %v", code, res)
+	}
+	if id := res["ids"].(map[string]any)["delegation_id"].(string); !strings.HasPrefix(id, "dlg-") {
+		t.Errorf("id %q", id)
+	}
+	// The same bytes as a Go render of the same input.
+	lib, _ := promptsmith.Library()
+	want, _ := lib.Render("delegation", engine.Input{Name: "x", Data: []byte(input)})
+	if res["text"] != want.Text {
+		t.Error("the API's text differs from the library's")
+	}
+	// YAML works too.
+	code, res = do(t, ts, "POST", "/v1/render/delegation", "parent: {agent_id: a, prompt_key: k, prompt: hi}\ndelegation: {reason: r, expected_completion: e, task_summary: t, required_outputs: [x]}\n")
+	if code != 200 {
+		t.Fatalf("yaml: %d %v", code, res)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	ts := newServer(t)
+	cases := []struct {
+		method, path, body string
+		code               int
+		field              string
+	}{
+		{"POST", "/v1/render/delegation", `{"parent": {}}`, 422, "/delegation"},
+		{"POST", "/v1/render/delegation", `{"parent": `, 422, ""},
+		{"POST", "/v1/render/nope", input, 404, "nope"},
+		{"GET", "/v1/render/delegation", "", 404, "/v1/render/delegation"},
+		{"POST", "/v1/extract?depth=0", "x", 400, "depth"},
+		{"POST", "/v1/extract", "# no markers\n", 422, "level 1"},
+		{"GET", "/v2/anything", "", 404, "/v2/anything"},
+	}
+	for _, c := range cases {
+		code, res := do(t, ts, c.method, c.path, c.body)
+		if code != c.code {
+			t.Errorf("%s %s: status %d, want %d (%v)", c.method, c.path, code, c.code, res)
+			continue
+		}
+		e, _ := res["error"].(map[string]any)
+		if e == nil || e["reason"] == "" {
+			t.Errorf("%s %s: no structured error: %v", c.method, c.path, res)
+		} else if c.field != "" && e["field"] != c.field {
+			t.Errorf("%s %s: field %v, want %s", c.method, c.path, e["field"], c.field)
+		}
+	}
+}
+
+func TestBodyLimit(t *testing.T) {
+	lib, _ := promptsmith.Library()
+	srv := server.New(lib)
+	srv.MaxBody = 100
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	code, res := do(t, ts, "POST", "/v1/render/delegation", input)
+	if code != 413 || res["error"] == nil {
+		t.Fatalf("%d %v", code, res)
+	}
+}
+
+func TestVariantsSchemaCheckExtract(t *testing.T) {
+	ts := newServer(t)
+	resp, err := ts.Client().Get(ts.URL + "/v1/variants")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list []struct{ Name, Description string }
+	json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	found := false
+	for _, v := range list {
+		found = found || (v.Name == "delegation" && v.Description != "")
+	}
+	if !found {
+		t.Errorf("variants: %v", list)
+	}
+	code, schema := do(t, ts, "GET", "/v1/variants/delegation/schema", "")
+	if code != 200 || schema["$schema"] == nil {
+		t.Errorf("schema: %d", code)
+	}
+	code, check := do(t, ts, "POST", "/v1/check/delegation", input)
+	if code != 200 || check["ok"] != true {
+		t.Errorf("check: %d %v", code, check)
+	}
+	chain, err := os.ReadFile("../testdata/golden/delegation/nested-chain.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, ex := do(t, ts, "POST", "/v1/extract?depth=3", string(chain))
+	if code != 200 || !strings.HasPrefix(ex["text"].(string), "You are a Developer PM.") {
+		t.Errorf("extract: %d %v", code, ex)
+	}
+}
+
+func TestConcurrentRequests(t *testing.T) {
+	ts := newServer(t)
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 10; j++ {
+				if code, _ := do(t, ts, "POST", "/v1/render/delegation", input); code != 200 {
+					t.Errorf("status %d", code)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
