@@ -1,0 +1,231 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// note is a small variant written for these tests: the engine's own tests
+// name no variant of the library.
+func noteFS() fstest.MapFS {
+	return fstest.MapFS{
+		"schemas/note.schema.json": {Data: []byte(`{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object", "additionalProperties": false, "required": ["title"],
+  "properties": {
+    "title": {"type": "string", "description": "The note's title."},
+    "admin": {"type": "boolean", "default": false, "description": "Whether the reader is an admin."},
+    "tags": {"type": "object", "default": {}, "additionalProperties": {"type": "string"}, "description": "Labels, in the caller's order."},
+    "items": {"type": "array", "default": [], "description": "Entries.",
+      "items": {"type": "object", "properties": {"id": {"type": "string"}, "done": {"type": "boolean", "default": false}}}},
+    "refs": {"type": "array", "default": [], "items": {"type": "string"}, "description": "Ids of items."},
+    "style": {"type": "string", "description": "A template under styles/."},
+    "body": {"type": "string", "default": "", "description": "Text kept verbatim."}
+  }
+}`)},
+		"templates/note/prompt.yaml": {Data: []byte(`description: A test note
+sections: [title, items, tail]
+join: "\n--\n"
+ids:
+  note_id: {of: [/title, /items], prefix: "n-", length: 8}
+verbatim:
+  - {name: body, field: /body, start: "<<<", end: ">>>", max_bytes: 20}
+rules:
+  unique: [/items/*/id]
+  references: [{field: /refs/*, in: /items/*/id}]
+  template_choice: [{field: /style, templates: "styles/*.md.tmpl"}]
+checks:
+  headings: ["# Note"]
+  forbid:
+    - {text: SECRET, when: "{{ not .admin }}"}
+  require:
+    - {text: "# Note"}
+  max_bytes: 400
+`)},
+		"templates/note/title.md.tmpl": {Data: []byte("# Note\n\n{{ .title }} ({{ .note_id }})\n{{ range entries .tags }}- {{ .key }}={{ .value }}\n{{ end }}")},
+		"templates/note/items.md.tmpl": {Data: []byte("{{ range .items }}{{ .id }}:{{ .done }}\n{{ end }}")},
+		"templates/note/tail.md.tmpl": {Data: []byte("{{ with get . \"style\" }}{{ include (printf \"styles/%s.md.tmpl\" .) $ }}{{ end }}" +
+			"<<<\n{{ .body }}\n>>>\n")},
+		"templates/note/styles/plain.md.tmpl": {Data: []byte("plain\n")},
+		"templates/note/styles/fancy.md.tmpl": {Data: []byte("{{ template \"_star.tmpl\" }}fancy\n")},
+		"templates/note/_star.tmpl":           {Data: []byte("*")},
+		"templates/note/examples/basic.yaml":  {Data: []byte("title: Hello\n")},
+	}
+}
+
+func loadNote(t *testing.T, change func(fstest.MapFS)) (*Library, error) {
+	t.Helper()
+	fsys := noteFS()
+	if change != nil {
+		change(fsys)
+	}
+	return Load(fsys)
+}
+
+func renderNote(t *testing.T, input string) (*Result, error) {
+	t.Helper()
+	lib, err := loadNote(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib.Render("note", Input{Name: "in.yaml", Data: []byte(input)})
+}
+
+func TestRenderPipeline(t *testing.T) {
+	res, err := renderNote(t, "title: \"{{ .admin }}\"\ntags: {z: 1st, a: 2nd}\nitems: [{id: x}, {id: y, done: true}]\nstyle: fancy\nbody: \"raw {{ x }}\"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Note\n\n{{ .admin }} (" + res.IDs["note_id"] + ")\n- z=1st\n- a=2nd\n" +
+		"\n--\n" + "x:false\ny:true\n" +
+		"\n--\n" + "*fancy\n<<<\nraw {{ x }}\n>>>\n"
+	if res.Text != want {
+		t.Fatalf("text:\n%q\nwant\n%q", res.Text, want)
+	}
+	if len(res.Sections) != 3 || res.Text[res.Sections[1].Start:res.Sections[1].End] != "x:false\ny:true\n" {
+		t.Errorf("sections %+v", res.Sections)
+	}
+	if !strings.HasPrefix(res.IDs["note_id"], "n-") || len(res.IDs["note_id"]) != 10 {
+		t.Errorf("id %q", res.IDs["note_id"])
+	}
+	if len(res.Regions) != 1 || res.Text[res.Regions[0].Start:res.Regions[0].End] != "raw {{ x }}" {
+		t.Errorf("regions %+v", res.Regions)
+	}
+}
+
+func TestEmptySectionsAreDropped(t *testing.T) {
+	res, err := renderNote(t, "title: T\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range res.Sections {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, ",") != "title,tail" || strings.Count(res.Text, "\n--\n") != 1 {
+		t.Errorf("sections %v in %q", names, res.Text)
+	}
+}
+
+func TestInputRules(t *testing.T) {
+	cases := []struct{ input, field, reason string }{
+		{"title: T\nitems: [{id: a}, {id: a}]\n", "/items/1/id", "repeats"},
+		{"title: T\nitems: [{id: a}]\nrefs: [a, b]\n", "/refs/1", "not one of"},
+		{"title: T\nstyle: fanci\n", "/style", "unknown value"},
+		{"title: T\nbody: \"" + strings.Repeat("x", 21) + "\"\n", "/body", "over the limit of 20 bytes"},
+		{"title: \"a >>> b\"\n", "/title", "marker text"},
+		{"title: T\nbody: \"<<<\"\n", "/body", "never closed"},
+		{"title: 1\n", "/title", "expected string"},
+		{"titel: T\n", "/titel", "unknown field"},
+		{"- a\n", "/", "must be an object"},
+		{"title: [unclosed\n", "", "invalid YAML"},
+	}
+	for _, c := range cases {
+		_, err := renderNote(t, c.input)
+		e := AsError(err)
+		if e == nil || e.Kind != KindInput || e.Field != c.field || !strings.Contains(e.Reason, c.reason) {
+			t.Errorf("%q: got %v (field %q), want %s at %q", c.input, err, e.Field, c.reason, c.field)
+		}
+	}
+	_, err := renderNote(t, "title: T\nstyle: fanci\n")
+	if msg := err.Error(); !strings.Contains(msg, `did you mean "fancy"?`) || !strings.Contains(msg, "fancy, plain") {
+		t.Errorf("template choice hints: %s", msg)
+	}
+	_, err = renderNote(t, "titel: T\n")
+	if msg := err.Error(); !strings.Contains(msg, `unknown field "titel"`) || !strings.Contains(msg, `did you mean "title"?`) {
+		t.Errorf("all violations, with suggestions: %s", msg)
+	}
+	_, err = renderNote(t, "title: T\nitems:\n  - id: 5\n")
+	if e := AsError(err); e.Position != "in.yaml:3:5" {
+		t.Errorf("position %q of %v", e.Position, err)
+	}
+}
+
+func TestChecks(t *testing.T) {
+	res, err := renderNote(t, "title: SECRET\n")
+	if e := AsError(err); e == nil || e.Kind != KindCheck || !strings.Contains(e.Reason, `forbid "SECRET"`) {
+		t.Fatalf("forbid when not admin: %v", err)
+	}
+	if res == nil || res.OK() {
+		t.Fatal("a failed check returns its Result")
+	}
+	if _, err := renderNote(t, "title: SECRET\nadmin: true\n"); err != nil {
+		t.Errorf("forbid is off for admins: %v", err)
+	}
+	_, err = renderNote(t, "title: "+strings.Repeat("y", 400)+"\n")
+	if e := AsError(err); e == nil || !strings.Contains(e.Reason, "max_bytes") {
+		t.Errorf("max_bytes: %v", err)
+	}
+	_, err = renderNote(t, "title: \"x\\n\\n# Note\\n\"\n")
+	if e := AsError(err); e == nil || !strings.Contains(e.Reason, "appears twice") {
+		t.Errorf("a duplicated heading: %v", err)
+	}
+}
+
+func TestLoadErrorsNameTheFile(t *testing.T) {
+	cases := []struct {
+		name   string
+		change func(fstest.MapFS)
+		want   string
+	}{
+		{"unknown manifest field", func(f fstest.MapFS) {
+			f["templates/note/prompt.yaml"].Data = append([]byte("sectons: [x]\n"), f["templates/note/prompt.yaml"].Data...)
+		}, "templates/note/prompt.yaml:1: field sectons not found"},
+		{"section without a template", func(f fstest.MapFS) { delete(f, "templates/note/items.md.tmpl") }, `section "items" has no template`},
+		{"template not in sections", func(f fstest.MapFS) { f["templates/note/extra.md.tmpl"] = &fstest.MapFile{Data: []byte("x")} }, "templates/note/extra.md.tmpl: template is not a listed section"},
+		{"template syntax", func(f fstest.MapFS) { f["templates/note/items.md.tmpl"].Data = []byte("ok\n{{ range }}") }, "templates/note/items.md.tmpl:2:"},
+		{"unknown function", func(f fstest.MapFS) { f["templates/note/items.md.tmpl"].Data = []byte("{{ now }}") }, `function "now" not defined`},
+		{"missing schema", func(f fstest.MapFS) { delete(f, "schemas/note.schema.json") }, `schema "note" not found`},
+		{"invalid schema", func(f fstest.MapFS) { f["schemas/note.schema.json"].Data = []byte(`{"type": 5}`) }, "schemas/note.schema.json"},
+		{"schema not JSON", func(f fstest.MapFS) { f["schemas/note.schema.json"].Data = []byte("{\n  \"type\": \"object\",,\n}") }, "schemas/note.schema.json:2:"},
+		{"bad pointer", func(f fstest.MapFS) {
+			f["templates/note/prompt.yaml"].Data = []byte("sections: [title]\nrules: {unique: [items]}\n")
+		}, `"items" is not a JSON pointer`},
+		{"choice without files", func(f fstest.MapFS) {
+			f["templates/note/prompt.yaml"].Data = []byte("sections: [title, items, tail]\nrules: {template_choice: [{field: /style, templates: \"moods/*.md.tmpl\"}]}\n")
+		}, "no template matches"},
+		{"id named like a field", func(f fstest.MapFS) {
+			f["templates/note/prompt.yaml"].Data = []byte("sections: [title, items, tail]\nids: {title: {of: [/title]}}\n")
+		}, `id "title" has the name of an input field`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := loadNote(t, c.change)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestTemplateErrorsAtRender(t *testing.T) {
+	lib, err := loadNote(t, func(f fstest.MapFS) {
+		f["templates/note/items.md.tmpl"].Data = []byte("line one\n{{ .nosuch.field }}")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lib.Render("note", Input{Name: "in", Data: []byte("title: T\n")})
+	e := AsError(err)
+	if e.Kind != KindTemplate || !strings.HasPrefix(e.Field, "templates/note/items.md.tmpl:2:") || !strings.Contains(e.Error(), `no field "nosuch"`) {
+		t.Fatalf("got %#v", e)
+	}
+	if strings.Contains(e.Error(), "executing") {
+		t.Errorf("Go internals leak into the message: %s", e.Error())
+	}
+}
+
+func TestUnknownVariantAndExample(t *testing.T) {
+	lib, _ := loadNote(t, nil)
+	if _, err := lib.Variant("nte"); err == nil || !strings.Contains(err.Error(), `did you mean "note"?`) {
+		t.Errorf("variant: %v", err)
+	}
+	v, _ := lib.Variant("note")
+	if _, err := v.Example("basc"); err == nil || !strings.Contains(err.Error(), `did you mean "basic"?`) {
+		t.Errorf("example: %v", err)
+	}
+	if in, err := v.Example("basic"); err != nil || in.Name != "templates/note/examples/basic.yaml" {
+		t.Errorf("example: %v %q", err, in.Name)
+	}
+}
