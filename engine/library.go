@@ -325,3 +325,6 @@ func (lib *Library) VerbatimRegion(variant, region string) (Verbatim, error) {
 	}
 	return Verbatim{}, usage("variant %s has no verbatim region %q", v.Name, region)
 }
+
+// Verbatim returns the manifest's verbatim region of that name.
+func (v *Variant) Verbatim(name string) Verbatim { return v.verbatimByName(name) }

@@ -31,7 +31,10 @@ const DefaultMaxBody = 16 << 20
 type Server struct {
 	lib     atomic.Pointer[engine.Library]
 	MaxBody int64
-	mux     *http.ServeMux
+	// Record, when set, is called with every successful render before it is
+	// answered (an audit store); an error fails the request.
+	Record func(*engine.Variant, *engine.Result) error
+	mux    *http.ServeMux
 }
 
 // New returns a Server for lib.
@@ -90,8 +93,16 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	res, err := s.lib.Load().Render(r.PathValue("variant"), engine.Input{Name: "body", Data: body})
+	lib := s.lib.Load()
+	res, err := lib.Render(r.PathValue("variant"), engine.Input{Name: "body", Data: body})
 	checkOnly := r.Pattern == "POST /v1/check/{variant}"
+	if err == nil && !checkOnly && s.Record != nil {
+		v, _ := lib.Variant(res.Variant)
+		if rerr := s.Record(v, res); rerr != nil {
+			writeJSONError(w, http.StatusInternalServerError, &engine.Error{Kind: engine.KindUsage, Reason: "cannot record the prompt: " + rerr.Error()})
+			return
+		}
+	}
 	switch {
 	case res == nil:
 		writeError(w, err)

@@ -41,6 +41,7 @@ type app struct {
 	templates      string
 	format         string
 	log            bool
+	audit          string
 	exit           int
 }
 
@@ -70,10 +71,12 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 		"library folder holding templates/ and schemas/ (default: the embedded library)")
 	root.PersistentFlags().StringVar(&a.format, "format", "text", "output format: text or json")
 	root.PersistentFlags().BoolVar(&a.log, "log", false, "write JSON logs (log/slog) of each render to stderr")
+	root.PersistentFlags().StringVar(&a.audit, "audit", os.Getenv("PROMPTSMITH_AUDIT"),
+		"record every rendered prompt, and the prompts it embeds, in this SQLite file (see render audit)")
 	opts.register(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%s", err.Error()) })
 	root.AddCommand(a.listCommand(), a.checkCommand(), a.extractCommand(), a.examplesCommand(), a.schemaCommand(),
-		a.serveCommand())
+		a.serveCommand(), a.auditCommand())
 	return root
 }
 

@@ -195,3 +195,36 @@ func copyLibrary(t *testing.T) string {
 	}
 	return dir
 }
+
+func TestAuditChain(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "audit.db")
+	r := runCLI(t, "", "delegation", "--example", "nested-chain", "--audit", db, "--format", "json")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	var res struct{ IDs map[string]string }
+	json.Unmarshal([]byte(r.stdout), &res)
+	id := res.IDs["delegation_id"]
+	r = runCLI(t, "", "audit", "chain", id, "--audit", db)
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 5 || !strings.Contains(r.stdout, id) {
+		t.Fatalf("chain: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "audit", "chain", id, "--audit", db, "--format", "json")
+	var chain []struct{ Hash string }
+	if err := json.Unmarshal([]byte(r.stdout), &chain); err != nil || len(chain) != 4 {
+		t.Fatalf("chain json: %v %s", err, r.stdout)
+	}
+	root := runCLI(t, "", "audit", "show", chain[3].Hash, "--audit", db)
+	want := runCLI(t, "", "extract", "--depth", "3", "-i", filepath.Join("..", "..", "testdata", "golden", "delegation", "nested-chain.md"))
+	if root.code != 0 || root.stdout != want.stdout {
+		t.Fatalf("the root prompt from the store differs from extract --depth 3:\n%s", root.stderr)
+	}
+	r = runCLI(t, "", "audit", "show", "dlg-unknown", "--audit", db)
+	if r.code != 2 || !strings.Contains(r.stderr, "dlg-unknown") {
+		t.Fatalf("unknown id: exit %d %s", r.code, r.stderr)
+	}
+	r = runCLI(t, "", "audit", "show", "x")
+	if r.code != 2 || !strings.Contains(r.stderr, "--audit FILE") {
+		t.Fatalf("no database: exit %d %s", r.code, r.stderr)
+	}
+}

@@ -65,6 +65,9 @@ func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
 		}
 		return err
 	}
+	if err := a.record(v, res); err != nil {
+		return err
+	}
 	if a.format == "json" {
 		return a.writeOutput(o.output, jsonBytes(res))
 	}

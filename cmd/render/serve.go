@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/server"
 	"github.com/spf13/cobra"
@@ -37,6 +38,7 @@ func (a *app) serveCommand() *cobra.Command {
 
 Input errors answer 422, unknown variants 404, library errors 500, each as
 {"error": {"kind", "reason", "field", "position", "hints"}}.
+With --audit FILE every rendered prompt is recorded (see render audit).
 With --templates DIR --watch, edits to the working copy are picked up without a
 restart; an edit that breaks the library is logged and the last good one stays.`,
 		Args: cobra.NoArgs,
@@ -47,6 +49,17 @@ restart; an edit that breaks the library is logged and the last good one stays.`
 			}
 			srv := server.New(lib)
 			srv.MaxBody = maxBody
+			if a.audit != "" {
+				store, err := audit.Open(a.audit)
+				if err != nil {
+					return err
+				}
+				defer store.Close()
+				srv.Record = func(v *engine.Variant, res *engine.Result) error {
+					_, err := store.Record(v, res)
+					return err
+				}
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if watch {

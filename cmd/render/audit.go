@@ -1,0 +1,109 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/promptsmith/promptsmith/audit"
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/spf13/cobra"
+)
+
+// record stores a rendered prompt when --audit FILE is set.
+func (a *app) record(v *engine.Variant, res *engine.Result) error {
+	if a.audit == "" {
+		return nil
+	}
+	store, err := audit.Open(a.audit)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if _, err := store.Record(v, res); err != nil {
+		return &engine.Error{Kind: engine.KindUsage, Field: a.audit, Reason: "cannot record the prompt: " + err.Error()}
+	}
+	return nil
+}
+
+func (a *app) auditCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Read the audit store that --audit FILE writes: prompts by hash or id, and delegation chains",
+		Long: `Every render made with --audit FILE (or PROMPTSMITH_AUDIT) is stored in FILE, an
+embedded SQLite database, addressed by the SHA-256 of its text, with its ids and
+every prompt it embeds verbatim. A chain of nested delegations can be read back
+from any of its subagent prompts.`,
+	}
+	open := func() (*audit.Store, error) {
+		if a.audit == "" {
+			return nil, usageError("name the audit database with --audit FILE or PROMPTSMITH_AUDIT")
+		}
+		return audit.Open(a.audit)
+	}
+	chain := &cobra.Command{
+		Use:   "chain <hash|id>",
+		Short: "List a prompt and the prompts it embeds, down to the root of its delegation chain",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := open()
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			hash, err := store.Resolve(args[0])
+			if err != nil {
+				return err
+			}
+			entries, err := store.Chain(hash)
+			if err != nil {
+				return err
+			}
+			if a.format == "json" {
+				return a.writeOutput("", jsonBytes(entries))
+			}
+			var b strings.Builder
+			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "level\thash\tvariant\tids")
+			for i, e := range entries {
+				variant := e.Variant
+				if variant == "" {
+					variant = "-"
+				}
+				var ids []string
+				for k, v := range e.IDs {
+					ids = append(ids, k+"="+v)
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i, e.Hash, variant, strings.Join(ids, " "))
+			}
+			tw.Flush()
+			return a.writeOutput("", []byte(b.String()))
+		},
+	}
+	show := &cobra.Command{
+		Use:   "show <hash|id>",
+		Short: "Print a stored prompt exactly as it was rendered",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := open()
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			hash, err := store.Resolve(args[0])
+			if err != nil {
+				return err
+			}
+			e, err := store.Get(hash)
+			if err != nil {
+				return err
+			}
+			if a.format == "json" {
+				return a.writeOutput("", jsonBytes(e))
+			}
+			return a.writeOutput("", []byte(e.Text))
+		},
+	}
+	cmd.AddCommand(chain, show)
+	return cmd
+}
