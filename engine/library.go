@@ -22,6 +22,13 @@ type Library struct {
 	names    []string
 	logger   *slog.Logger
 	origin   string
+	tokens   TokenCounter
+}
+
+// TokenCounter counts the tokens of a text for a model's encoding; package
+// tokens provides one.
+type TokenCounter interface {
+	CountTokens(text string) int
 }
 
 // Variant is one prompt family: its manifest, parsed templates, compiled schema
@@ -47,6 +54,10 @@ type Option func(*Library)
 
 // WithLogger sends render logs (log/slog) to l. Without it nothing is logged.
 func WithLogger(l *slog.Logger) Option { return func(lib *Library) { lib.logger = l } }
+
+// WithTokenCounter fills in the token count of each section and of the whole
+// prompt. Counting costs more than rendering, so it is off unless asked for.
+func WithTokenCounter(tc TokenCounter) Option { return func(lib *Library) { lib.tokens = tc } }
 
 // WithOrigin names where the files came from, so that error positions read as
 // paths the author can open (a directory for a working copy).

@@ -21,13 +21,15 @@ type Result struct {
 	Regions  []Region          `json:"regions,omitempty"`
 	Checks   []CheckResult     `json:"checks"`
 	IDs      map[string]string `json:"ids,omitempty"`
+	Tokens   int               `json:"tokens,omitempty"` // with WithTokenCounter
 }
 
 // Section is one kept section: Text[Start:End] is what its template wrote.
 type Section struct {
-	Name  string `json:"name"`
-	Start int    `json:"start"`
-	End   int    `json:"end"`
+	Name   string `json:"name"`
+	Start  int    `json:"start"`
+	End    int    `json:"end"`
+	Tokens int    `json:"tokens,omitempty"` // with WithTokenCounter
 }
 
 // OK reports whether every check passed.
@@ -98,6 +100,12 @@ func (v *Variant) render(lib *Library, in Input) (res *Result, err error) {
 		return nil, err
 	}
 	res.IDs = ids
+	if lib.tokens != nil {
+		for i, s := range res.Sections {
+			res.Sections[i].Tokens = lib.tokens.CountTokens(res.Text[s.Start:s.End])
+		}
+		res.Tokens = lib.tokens.CountTokens(res.Text)
+	}
 	if cerr := v.check(res, doc.root); cerr != nil {
 		return res, cerr
 	}

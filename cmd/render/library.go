@@ -5,6 +5,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/tokens"
 )
 
 // library loads --templates DIR when given, else the embedded library.
@@ -12,6 +13,13 @@ func (a *app) library() (*engine.Library, error) {
 	var opts []engine.Option
 	if a.log {
 		opts = append(opts, engine.WithLogger(slog.New(slog.NewJSONHandler(a.stderr, nil))))
+	}
+	if a.tokens != "" {
+		tc, err := tokens.New(a.tokens)
+		if err != nil {
+			return nil, &engine.Error{Kind: engine.KindUsage, Field: "--tokens", Reason: err.Error()}
+		}
+		opts = append(opts, engine.WithTokenCounter(tc))
 	}
 	if a.templates != "" {
 		return engine.LoadDir(a.templates, opts...)

@@ -42,6 +42,7 @@ type app struct {
 	format         string
 	log            bool
 	audit          string
+	tokens         string
 	exit           int
 }
 
@@ -73,6 +74,8 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 	root.PersistentFlags().BoolVar(&a.log, "log", false, "write JSON logs (log/slog) of each render to stderr")
 	root.PersistentFlags().StringVar(&a.audit, "audit", os.Getenv("PROMPTSMITH_AUDIT"),
 		"record every rendered prompt, and the prompts it embeds, in this SQLite file (see render audit)")
+	root.PersistentFlags().StringVar(&a.tokens, "tokens", "",
+		"count tokens per section with this encoding (o200k_base, cl100k_base, p50k_base, r50k_base); shown by --format json and render check")
 	opts.register(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%s", err.Error()) })
 	root.AddCommand(a.listCommand(), a.checkCommand(), a.extractCommand(), a.examplesCommand(), a.schemaCommand(),

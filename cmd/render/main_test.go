@@ -228,3 +228,29 @@ func TestAuditChain(t *testing.T) {
 		t.Fatalf("no database: exit %d %s", r.code, r.stderr)
 	}
 }
+
+func TestTokenCounts(t *testing.T) {
+	r := runCLI(t, "", "delegation", "--example", "minimal", "--format", "json", "--tokens", "o200k_base")
+	var res struct {
+		Tokens   int
+		Sections []struct{ Tokens int }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || r.code != 0 {
+		t.Fatalf("exit %d: %v %s", r.code, err, r.stderr)
+	}
+	sum := 0
+	for _, s := range res.Sections {
+		if s.Tokens == 0 {
+			t.Errorf("a section without a token count: %+v", res.Sections)
+		}
+		sum += s.Tokens
+	}
+	// Joiners add a token or so between sections; the total is counted on the whole text.
+	if res.Tokens < sum-len(res.Sections) || res.Tokens > sum+len(res.Sections) {
+		t.Errorf("total %d against sections summing to %d", res.Tokens, sum)
+	}
+	r = runCLI(t, "", "delegation", "--example", "minimal", "--format", "json")
+	if strings.Contains(r.stdout, `"tokens"`) {
+		t.Error("tokens counted without --tokens")
+	}
+}

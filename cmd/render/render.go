@@ -76,7 +76,8 @@ func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
 
 func (a *app) checkReport(res *engine.Result) []byte {
 	if a.format == "json" {
-		return jsonBytes(map[string]any{"variant": res.Variant, "ok": res.OK(), "checks": res.Checks, "ids": res.IDs})
+		return jsonBytes(map[string]any{"variant": res.Variant, "ok": res.OK(), "checks": res.Checks, "ids": res.IDs,
+			"sections": res.Sections, "tokens": res.Tokens})
 	}
 	var b strings.Builder
 	for _, c := range res.Checks {
@@ -92,6 +93,13 @@ func (a *app) checkReport(res *engine.Result) []byte {
 	}
 	if len(res.Checks) == 0 {
 		b.WriteString("ok   input is valid (the manifest declares no checks)\n")
+	}
+	if res.Tokens > 0 {
+		fmt.Fprintf(&b, "tokens %d:", res.Tokens)
+		for _, s := range res.Sections {
+			fmt.Fprintf(&b, " %s %d", s.Name, s.Tokens)
+		}
+		b.WriteByte('\n')
 	}
 	return []byte(b.String())
 }
