@@ -116,6 +116,13 @@ func TestDelegationRefusals(t *testing.T) {
 			d["reson"] = d["reason"]
 		}, "/delegation/reson", `unknown field "reson"`},
 		{"wrong type", func(m map[string]any) { set(m, "delegation/may_delegate", "yes") }, "/delegation/may_delegate", "expected boolean"},
+		{"inherited policy that the parent does not have", func(m map[string]any) {
+			m["subagent"] = map[string]any{"inherited_policies": []any{
+				map[string]any{"ref": "PM"},
+				map[string]any{"ref": "https://wiki.example/policy"},
+				map[string]any{"ref": "PM > Safety"},
+			}}
+		}, "/subagent/inherited_policies/2/ref", "not a SectionPath of /parent/prompt"},
 		{"no required outputs", func(m map[string]any) { set(m, "delegation/required_outputs", []any{}) }, "/delegation/required_outputs", "minimum 1 items"},
 	}
 	for _, c := range cases {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -60,6 +61,14 @@ type Rules struct {
 	// TemplateChoice: the value at Field names one of the template files
 	// matching Templates, with "*" standing for the value.
 	TemplateChoice []TemplateChoice `yaml:"template_choice" json:"template_choice,omitempty"`
+	// SectionRefs: every value at Field that is not a link (scheme://...)
+	// must be a SectionPath of the markdown in the named verbatim field.
+	SectionRefs []SectionRef `yaml:"section_refs" json:"section_refs,omitempty"`
+}
+
+type SectionRef struct {
+	Field    string `yaml:"field" json:"field"`
+	Verbatim string `yaml:"verbatim" json:"verbatim"`
 }
 
 type Reference struct {
@@ -120,6 +129,11 @@ func parseManifest(file string, data []byte) (*Manifest, error) {
 			return nil, authorErr(file, "verbatim %q: a marker is one line; remove the line break", v.Name)
 		}
 	}
+	for _, r := range m.Rules.SectionRefs {
+		if !slices.ContainsFunc(m.Verbatim, func(v Verbatim) bool { return v.Name == r.Verbatim }) {
+			return nil, authorErr(file, "section_refs names verbatim %q, which the manifest does not declare", r.Verbatim)
+		}
+	}
 	for _, p := range m.pointers() {
 		if !validPointer(p) {
 			return nil, authorErr(file, "%q is not a JSON pointer", p).hint("write it as /field/sub, starting with /")
@@ -149,6 +163,9 @@ func (m *Manifest) pointers() []string {
 		ps = append(ps, r.Field, r.In)
 	}
 	for _, r := range m.Rules.TemplateChoice {
+		ps = append(ps, r.Field)
+	}
+	for _, r := range m.Rules.SectionRefs {
 		ps = append(ps, r.Field)
 	}
 	for _, id := range m.IDs {

@@ -60,5 +60,45 @@ func (v *Variant) checkRules(root map[string]any) error {
 		}
 		return e.hint("the values there are: %s (one template each, %s)", strings.Join(names, ", "), c.Templates)
 	}
+	for _, ref := range r.SectionRefs {
+		if err := v.checkSectionRefs(root, ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSectionRefs makes sure a reference such as "Safety > Production"
+// names a heading path that the referenced document really has.
+func (v *Variant) checkSectionRefs(root map[string]any, ref SectionRef) error {
+	var paths []string
+	for _, m := range matchAll(root, ref.Field) {
+		s, ok := m.value.(string)
+		if !ok || strings.Contains(s, "://") {
+			continue
+		}
+		if paths == nil {
+			vb := v.verbatimByName(ref.Verbatim)
+			doc, _ := lookup(root, vb.Field)
+			text, _ := doc.(string)
+			regions, _ := markers{vb.Start, vb.End}.topRegions(text)
+			paths = []string{}
+			for _, h := range outline(text, regions) {
+				paths = append(paths, h.Path)
+			}
+		}
+		if slices.Contains(paths, s) {
+			continue
+		}
+		vb := v.verbatimByName(ref.Verbatim)
+		e := inputErr(m.ptr, "%q is not a SectionPath of %s", s, vb.Field)
+		if near := closest(s, paths); near != "" {
+			e.hint("did you mean %q?", near)
+		}
+		if len(paths) == 0 {
+			return e.hint("%s has no headings; refer to it with a link, or leave the reference out", vb.Field)
+		}
+		return e.hint("its SectionPaths are: %s", strings.Join(paths[:min(len(paths), 20)], "; "))
+	}
 	return nil
 }
