@@ -12,6 +12,8 @@ import (
 	"github.com/promptsmith/promptsmith/internal/golden"
 )
 
+func libraryOnce() (*engine.Library, error) { return promptsmith.Library() }
+
 func library(t testing.TB) *engine.Library {
 	t.Helper()
 	lib, err := promptsmith.Library()

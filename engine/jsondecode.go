@@ -286,9 +286,19 @@ func unescape(body []byte) (string, bool) {
 	}
 	out := b.String()
 	if !utf8.ValidString(out) {
-		return strings.ToValidUTF8(out, "\uFFFD"), true
+		return validUTF8(out), true
 	}
 	return out, true
+}
+
+// validUTF8 replaces each invalid byte with U+FFFD, as encoding/json does.
+func validUTF8(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for _, r := range s {
+		b.WriteRune(r) // ranging yields utf8.RuneError for each invalid byte
+	}
+	return b.String()
 }
 
 func hex4(b []byte) (rune, bool) {

@@ -95,3 +95,35 @@ func TestKeyOrderIsKept(t *testing.T) {
 		}
 	}
 }
+
+// FuzzJSONMatchesEncodingJSON: the engine's decoder accepts what
+// encoding/json accepts (objects at the top) and gives the same values.
+func FuzzJSONMatchesEncodingJSON(f *testing.F) {
+	for _, seed := range []string{`{}`, `{"a": [1, 2.5, "x\n", null, true]}`, `{"a": "\ud83c\udf89"}`, `{"a":1,}`, `{"a" 1}`, `{"\u0000": "\\"}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		var want map[string]any
+		wantErr := json.Unmarshal([]byte(doc), &want)
+		d := &document{in: Input{Name: "f"}}
+		got, err := d.decodeJSON([]byte(doc), 0)
+		defer d.release()
+		if wantErr != nil {
+			if err == nil {
+				if _, isObj := got.(map[string]any); isObj && !strings.Contains(wantErr.Error(), "duplicate") {
+					t.Fatalf("%q: accepted what encoding/json rejects (%v)", doc, wantErr)
+				}
+			}
+			return
+		}
+		if err != nil {
+			if strings.Contains(err.Error(), "appears twice") {
+				return // encoding/json takes the last of duplicate keys; the engine refuses them
+			}
+			t.Fatalf("%q: %v", doc, err)
+		}
+		if !reflect.DeepEqual(normalize(got), normalize(any(want))) {
+			t.Fatalf("%q:\n got %#v\nwant %#v", doc, got, want)
+		}
+	})
+}
