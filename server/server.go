@@ -8,9 +8,11 @@
 //	POST /v1/check/{variant}          body: the input → {ok, checks, ids}
 //	POST /v1/extract?depth=N&variant=V  body: a rendered prompt → {text}
 //	GET  /healthz
+//	GET  /                            a preview page for authors, built on the calls above
 package server
 
 import (
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +23,9 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine"
 )
+
+//go:embed preview.html
+var previewPage []byte
 
 // DefaultMaxBody bounds a request body: a 1 MiB parent prompt with its
 // payload fits several times over.
@@ -43,6 +48,11 @@ func New(lib *engine.Library) *Server {
 	s.lib.Store(lib)
 	s.mux.HandleFunc("GET /v1/variants", s.variants)
 	s.mux.HandleFunc("GET /v1/variants/{variant}/schema", s.schema)
+	s.mux.HandleFunc("GET /v1/variants/{variant}/examples/{example}", s.example)
+	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(previewPage)
+	})
 	s.mux.HandleFunc("POST /v1/render/{variant}", s.render)
 	s.mux.HandleFunc("POST /v1/check/{variant}", s.render)
 	s.mux.HandleFunc("POST /v1/extract", s.extract)
@@ -52,7 +62,7 @@ func New(lib *engine.Library) *Server {
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, &engine.Error{Kind: engine.KindUsage, Field: r.URL.Path,
 			Reason: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path),
-			Hints:  []string{"the endpoints are GET /v1/variants, GET /v1/variants/{variant}/schema, POST /v1/render/{variant}, POST /v1/check/{variant}, POST /v1/extract"}})
+			Hints:  []string{"the endpoints are GET /v1/variants, GET /v1/variants/{variant}/schema, GET /v1/variants/{variant}/examples/{example}, POST /v1/render/{variant}, POST /v1/check/{variant}, POST /v1/extract, and the preview page at /"}})
 	})
 	return s
 }
@@ -86,6 +96,22 @@ func (s *Server) schema(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/schema+json")
 	w.WriteHeader(http.StatusOK)
 	w.Write(v.SchemaJSON())
+}
+
+// example returns an example input as its author wrote it (YAML or JSON).
+func (s *Server) example(w http.ResponseWriter, r *http.Request) {
+	v, err := s.lib.Load().Variant(r.PathValue("variant"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	in, err := v.Example(r.PathValue("example"))
+	if err != nil {
+		writeJSONError(w, http.StatusNotFound, engine.AsError(err))
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write(in.Data)
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request) {
