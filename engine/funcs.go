@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"time"
 	"unicode/utf8"
 
 	"github.com/Masterminds/sprig/v3"
@@ -273,21 +274,62 @@ func field(v any, name string) any {
 }
 
 // sortBy sorts a list of objects by one field, stably: equal keys keep their
-// input order. Numbers sort numerically, everything else as text.
+// input order. Numbers sort numerically; when every value present is an ISO
+// 8601 time the values sort as times, so that time zones and fractions of a
+// second count ("10:00:00.5Z" after "10:00:00Z"); everything else sorts as
+// text. Missing values sort last, and so first under sortByDesc, which
+// reverses the whole order.
 func sortBy(name string, list any, desc bool) ([]any, error) {
 	l, err := toList(list)
 	if err != nil {
 		return nil, err
 	}
-	out := slices.Clone(l)
-	slices.SortStableFunc(out, func(a, b any) int {
-		c := compareValues(field(a, name), field(b, name))
+	keys := make([]any, len(l))
+	for i, e := range l {
+		keys[i] = field(e, name)
+	}
+	if times, ok := timeKeys(keys); ok {
+		keys = times
+	}
+	order := make([]int, len(l))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		c := compareValues(keys[a], keys[b])
 		if desc {
 			return -c
 		}
 		return c
 	})
+	out := make([]any, len(l))
+	for i, j := range order {
+		out[i] = l[j]
+	}
 	return out, nil
+}
+
+// timeKeys parses sort keys as times when every key present is an ISO 8601
+// time string; a single other value keeps them all as they are, so that a
+// list never mixes two orders.
+func timeKeys(keys []any) ([]any, bool) {
+	out := make([]any, len(keys))
+	found := false
+	for i, k := range keys {
+		if k == nil {
+			continue
+		}
+		s, ok := k.(string)
+		if !ok {
+			return nil, false
+		}
+		t, err := parseTime(s)
+		if err != nil {
+			return nil, false
+		}
+		out[i], found = t, true
+	}
+	return out, found
 }
 
 func compareValues(a, b any) int {
@@ -305,6 +347,11 @@ func compareValues(a, b any) int {
 		return 1 // missing values sort last
 	case b == nil && a != nil:
 		return -1
+	}
+	if ta, ok := a.(time.Time); ok {
+		if tb, ok := b.(time.Time); ok {
+			return ta.Compare(tb)
+		}
 	}
 	return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
 }

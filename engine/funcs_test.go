@@ -93,6 +93,37 @@ func TestListFunctions(t *testing.T) {
 	}
 }
 
+func TestSortByTimes(t *testing.T) {
+	at := func(id, ts string) any { return map[string]any{"id": id, "at": ts} }
+	ids := func(l []any) string {
+		var out []string
+		for _, e := range l {
+			out = append(out, e.(map[string]any)["id"].(string))
+		}
+		return strings.Join(out, "")
+	}
+	// As text these sort b, a, c, d: the fraction, the offset and the
+	// missing zone would all be misread.
+	list := []any{
+		at("a", "2026-03-01T10:00:00.5Z"),
+		at("b", "2026-03-01T10:00:00Z"),
+		at("c", "2026-03-01T11:30:00+02:00"), // 09:30Z, the oldest
+		at("d", "2026-03-01T10:00:00.500Z"),  // the same time as a
+		map[string]any{"id": "e"},            // no time: last
+	}
+	if got, _ := sortBy("at", list, false); ids(got) != "cbade" {
+		t.Errorf("sortBy times: %s", ids(got))
+	}
+	if got, _ := sortBy("at", list, true); ids(got) != "eadbc" {
+		t.Errorf("sortByDesc times (equal times keep their order): %s", ids(got))
+	}
+	// One value that is not a time: everything sorts as text.
+	mixed := append([]any{at("x", "later")}, list[:2]...)
+	if got, _ := sortBy("at", mixed, false); ids(got) != "abx" {
+		t.Errorf("sortBy mixed: %s", ids(got))
+	}
+}
+
 func TestRelativeTimes(t *testing.T) {
 	now := "2026-11-23T12:00:00Z"
 	cases := []struct {

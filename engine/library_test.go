@@ -136,9 +136,55 @@ func TestInputRules(t *testing.T) {
 	if msg := err.Error(); !strings.Contains(msg, `unknown field "titel"`) || !strings.Contains(msg, `did you mean "title"?`) {
 		t.Errorf("all violations, with suggestions: %s", msg)
 	}
+	_, err = renderNote(t, "admin: true\n")
+	if e := AsError(err); e.Field != "/title" || len(e.Hints) == 0 || e.Hints[0] != `add "title": The note's title.` {
+		t.Errorf("a missing top-level field is described: %v", err)
+	}
 	_, err = renderNote(t, "title: T\nitems:\n  - id: 5\n")
 	if e := AsError(err); e.Position != "in.yaml:3:5" {
 		t.Errorf("position %q of %v", e.Position, err)
+	}
+}
+
+// A property that a then branch forbids (a false schema) is refused with the
+// description of the field, which says when it applies.
+func TestFieldForbiddenByABranch(t *testing.T) {
+	lib, err := loadNote(t, func(fsys fstest.MapFS) {
+		fsys["schemas/note.schema.json"] = &fstest.MapFile{Data: []byte(`{
+  "type": "object", "required": ["title"],
+  "properties": {
+    "title": {"type": "string", "description": "The note's title."},
+    "admin": {"type": "boolean", "default": false, "description": "Whether the reader is an admin."},
+    "style": {"const": false, "description": "Never set."},
+    "body": {"type": "string", "default": "", "description": "Admins only: text kept verbatim."}
+  },
+  "if": {"properties": {"admin": {"const": false}}},
+  "then": {"properties": {"body": false}}
+}`)}
+		fsys["templates/note/title.md.tmpl"] = &fstest.MapFile{Data: []byte("# Note\n")}
+		fsys["templates/note/items.md.tmpl"] = &fstest.MapFile{Data: []byte("")}
+		fsys["templates/note/tail.md.tmpl"] = &fstest.MapFile{Data: []byte("<<<\n{{ .body }}\n>>>\n")}
+		delete(fsys, "templates/note/styles/plain.md.tmpl")
+		delete(fsys, "templates/note/styles/fancy.md.tmpl")
+		fsys["templates/note/prompt.yaml"] = &fstest.MapFile{Data: []byte("sections: [title, items, tail]\n" +
+			"ids:\n  note_id: {of: [/title]}\nverbatim:\n  - {name: body, field: /body, start: \"<<<\", end: \">>>\"}\n")}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lib.Render("note", Input{Name: "in.yaml", Data: []byte("title: T\nbody: x\n")})
+	e := AsError(err)
+	if e == nil || e.Field != "/body" || e.Reason != `"body" is not allowed here` ||
+		len(e.Hints) == 0 || e.Hints[0] != "this field is: Admins only: text kept verbatim." {
+		t.Errorf("got %#v", e)
+	}
+	if _, err := lib.Render("note", Input{Name: "in.yaml", Data: []byte("title: T\nadmin: true\nbody: x\n")}); err != nil {
+		t.Errorf("allowed for admins: %v", err)
+	}
+	// const false is a value, not a forbidden field.
+	_, err = lib.Render("note", Input{Name: "in.yaml", Data: []byte("title: T\nstyle: true\n")})
+	if e := AsError(err); e == nil || e.Field != "/style" || strings.Contains(e.Reason, "not allowed here") {
+		t.Errorf("const false: %v", err)
 	}
 }
 

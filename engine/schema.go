@@ -133,6 +133,17 @@ func (s *schemaSet) explain(v *jsonschema.ValidationError, doc *document) []*Err
 		}
 		return out
 	}
+	if forbidden, _ := lookup(s.raw[kwURL], kwPtr); forbidden == false && path.Base(path.Dir(kwPtr)) == "properties" {
+		// A property whose schema is false: a field that is not allowed in
+		// this case (a then branch saying "not with this type"). Its own
+		// description, declared outside the branch, says when it applies.
+		name := path.Base(kwPtr)
+		e := inputErr(at, "%q is not allowed here", name)
+		if d := s.propertyDescription(kwURL, path.Dir(path.Dir(kwPtr)), name); d != "" {
+			e.hint("this field is: %s", d)
+		}
+		return []*Error{e}
+	}
 	e := inputErr(at, "%s", v.Message)
 	if keyword == "enum" || keyword == "const" || keyword == "type" || keyword == "pattern" || keyword == "format" {
 		if d := s.description(kwURL, parent); d != "" {
@@ -175,10 +186,13 @@ func (s *schemaSet) description(url, ptr string) string {
 // while the property is declared next to it.
 func (s *schemaSet) propertyDescription(url, ptr, name string) string {
 	for p := ptr; ; p = path.Dir(p) {
+		if p == "/" || p == "." {
+			p = "" // the root: its properties are at /properties
+		}
 		if d := s.description(url, p+"/properties/"+escapePointer(name)); d != "" {
 			return d
 		}
-		if p == "/" || p == "." || p == "" {
+		if p == "" {
 			return ""
 		}
 	}
