@@ -154,6 +154,9 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schemaSet) (*Va
 	if err := v.checkIDNames(); err != nil {
 		return nil, err
 	}
+	if err := v.checkGather(); err != nil {
+		return nil, err
+	}
 	if err := v.parseTemplates(fsys, dir); err != nil {
 		return nil, err
 	}

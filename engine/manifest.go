@@ -28,6 +28,9 @@ type Manifest struct {
 	Checks   Checks     `yaml:"checks" json:"checks"`
 	// Log maps attribute names to input pointers for the render log.
 	Log map[string]string `yaml:"log" json:"log,omitempty"`
+	// Gather declares the probes of render gather: input fields filled in
+	// from the host before rendering (see gather.go).
+	Gather []Probe `yaml:"gather" json:"gather,omitempty"`
 }
 
 // IDSpec derives an id from a canonical encoding of the input fields Of.
