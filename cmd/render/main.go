@@ -79,7 +79,7 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 	opts.register(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%s", err.Error()) })
 	root.AddCommand(a.listCommand(), a.checkCommand(), a.extractCommand(), a.examplesCommand(), a.schemaCommand(),
-		a.serveCommand(), a.auditCommand())
+		a.serveCommand(), a.auditCommand(), a.gatherCommand())
 	return root
 }
 

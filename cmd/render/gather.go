@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/spf13/cobra"
+)
+
+type gatherOptions struct {
+	renderOptions
+	dir    string
+	render bool
+}
+
+func (a *app) gatherCommand() *cobra.Command {
+	var opts gatherOptions
+	cmd := &cobra.Command{
+		Use:   "gather <variant> [-i BASE|-] [--dir DIR] [--render] [--format text|json] [-o FILE]",
+		Short: "Fill in an input from the host (environment, git, project files), then print or render it",
+		Long: `gather runs the probes the variant's manifest declares (gather: in
+prompt.yaml) in DIR, the current directory by default: commands such as
+git status, environment variables, files such as AGENTS.md, the date and
+the time. It merges what they found into the base input (-i FILE, -i - for
+stdin, or --example NAME; none means an empty one) and prints the completed
+input as JSON, ready for render <variant> -i -, or renders it with --render.
+
+Fields already in the base input win over gathered ones: pass a field to
+pin it. A probe that fails or times out leaves its field out and prints a
+warning on stderr ("render: warning: /field: why"); it never fails the
+command. Gathering is the only step that reads the host and the clock, so a
+saved gathered input renders the same prompt forever.
+
+--format applies to --render (text or json, as for render); without it the
+output is always JSON, and --format json writes warnings as JSON lines.`,
+		Example: `  render gather swarm -i base.yaml > input.json
+  render gather swarm -i base.yaml | render swarm -i -
+  render gather swarm -i base.yaml --dir ../worktree --render`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.gather(cmd, args[0], opts)
+		},
+	}
+	opts.register(cmd)
+	cmd.Flags().StringVar(&opts.dir, "dir", "", "directory the probes run in (default: the current directory)")
+	cmd.Flags().BoolVar(&opts.render, "render", false, "render the completed input instead of printing it")
+	return cmd
+}
+
+func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error {
+	if a.format != "text" && a.format != "json" {
+		return usageError("--format must be text or json, not %q", a.format)
+	}
+	dir := o.dir
+	if dir == "" {
+		dir = "."
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return &engine.Error{Kind: engine.KindUsage, Field: "--dir", Reason: fmt.Sprintf("%s is not a directory", dir),
+			Hints: []string{"point --dir at the project or worktree the prompt is for"}}
+	}
+	lib, err := a.library()
+	if err != nil {
+		return err
+	}
+	v, err := lib.Variant(variant)
+	if err != nil {
+		return err
+	}
+	base := engine.Input{Name: "base input"}
+	if o.input != "" || o.example != "" {
+		if base, err = a.loadInput(v, o.renderOptions); err != nil {
+			return err
+		}
+	}
+	// Interrupted, the probes' process groups are killed rather than left
+	// behind: they do not share the terminal's process group.
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	found, warns := v.Gather(ctx, dir)
+	if ctx.Err() != nil {
+		return usageError("interrupted")
+	}
+	completed, more, err := v.Complete(base, found)
+	a.warn(append(warns, more...))
+	if err != nil {
+		return err
+	}
+	if !o.render {
+		return a.writeOutput(o.output, completed)
+	}
+	res, err := lib.Render(variant, engine.Input{Name: "gathered input", Data: completed})
+	if res == nil {
+		return err
+	}
+	if err != nil {
+		if a.format == "json" {
+			_, _ = a.stdout.Write(jsonBytes(res))
+		}
+		return err
+	}
+	if err := a.record(v, res); err != nil {
+		return err
+	}
+	if a.format == "json" {
+		return a.writeOutput(o.output, jsonBytes(res))
+	}
+	return a.writeOutput(o.output, []byte(res.Text))
+}
+
+// warn prints gather warnings on stderr, one a line: the field and why it
+// was left out.
+func (a *app) warn(warns []engine.GatherWarning) {
+	for _, w := range warns {
+		if a.format == "json" {
+			b, _ := json.Marshal(map[string]any{"warning": w})
+			fmt.Fprintf(a.stderr, "%s\n", b)
+			continue
+		}
+		fmt.Fprintf(a.stderr, "render: warning: %s\n", w)
+	}
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hostLibrary writes a library with one small variant whose probes read an
+// environment variable, a file, git and a bd command that times out quickly.
+func hostLibrary(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"schemas/host.schema.json": `{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "type": "object", "additionalProperties": false, "required": ["name"],
+  "properties": {
+    "name": {"type": "string", "description": "Who the prompt is for."},
+    "shell": {"type": "string", "description": "$SHELL."},
+    "git_status": {"type": "string", "description": "git status --short."},
+    "instructions": {"type": "string", "description": "AGENTS.md."},
+    "tasks": {"type": "array", "description": "bd ready --json.", "items": {"type": "object", "additionalProperties": false,
+      "properties": {"id": {"type": "string", "description": "Id."}, "title": {"type": "string", "description": "Title."}}}}
+  }
+}`,
+		"templates/host/prompt.yaml": `sections: [main]
+gather:
+  - {field: /shell, env: SHELL}
+  - {field: /git_status, command: [git, status, --short]}
+  - {field: /instructions, file: AGENTS.md}
+  - {field: /tasks, command: [bd, ready, --json], parse: json, keep: [id, title], optional: true, timeout: 200ms}
+`,
+		"templates/host/main.md.tmpl":        "# {{ .name }}\n{{ with get . \"shell\" }}shell {{ . }}\n{{ end }}{{ with get . \"tasks\" }}{{ range . }}- {{ .id }} {{ .title }}\n{{ end }}{{ end }}",
+		"templates/host/examples/basic.yaml": "name: basic\n",
+	}
+	for name, text := range files {
+		path := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// fakeBD puts a bd script first on PATH.
+func fakeBD(t *testing.T, script string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "bd"), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+func TestGatherCommand(t *testing.T) {
+	lib := hostLibrary(t)
+	dir := t.TempDir() // not a repository: git status fails with a warning
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("Run make test.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SHELL", "/bin/testsh")
+
+	t.Run("prints the completed input, base fields first and winning", func(t *testing.T) {
+		fakeBD(t, `echo '[{"id": "T-1", "title": "Do it", "status": "open", "priority": 0}]'`)
+		r := runCLI(t, "name: demo\nshell: /bin/pinned\n", "gather", "host", "--templates", lib, "--dir", dir, "-i", "-")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		want := `{
+  "name": "demo",
+  "shell": "/bin/pinned",
+  "instructions": "Run make test.\n",
+  "tasks": [
+    {
+      "id": "T-1",
+      "title": "Do it"
+    }
+  ]
+}
+`
+		if r.stdout != want {
+			t.Errorf("stdout:\n%s\nwant:\n%s", r.stdout, want)
+		}
+		if _, err := exec.LookPath("git"); err == nil && !strings.HasPrefix(r.stderr, "render: warning: /git_status: git status --short: exit status 128") {
+			t.Errorf("stderr: %q", r.stderr)
+		}
+		// The output is an input: render takes it as it is.
+		r2 := runCLI(t, r.stdout, "host", "--templates", lib, "-i", "-")
+		if r2.code != 0 || r2.stdout != "# demo\nshell /bin/pinned\n- T-1 Do it\n" {
+			t.Errorf("render of the gathered input: exit %d\n%s%s", r2.code, r2.stdout, r2.stderr)
+		}
+	})
+
+	t.Run("a hanging command is killed and left out", func(t *testing.T) {
+		fakeBD(t, "sleep 30")
+		r := runCLI(t, "", "gather", "host", "--templates", lib, "--dir", dir, "--example", "basic", "--render")
+		if r.code != 0 || r.stdout != "# basic\nshell /bin/testsh\n" {
+			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "render: warning: /tasks: bd ready --json: timed out after 200ms; killed\n") {
+			t.Errorf("stderr: %q", r.stderr)
+		}
+	})
+
+	t.Run("warnings as JSON lines", func(t *testing.T) {
+		fakeBD(t, "exit 3")
+		r := runCLI(t, "", "gather", "host", "--templates", lib, "--dir", dir, "--format", "json")
+		if r.code != 0 {
+			t.Fatalf("exit %d: %s", r.code, r.stderr)
+		}
+		var found bool
+		for _, line := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+			var w struct {
+				Warning struct{ Field, Reason string }
+			}
+			if err := json.Unmarshal([]byte(line), &w); err != nil {
+				t.Fatalf("not a JSON line: %q", line)
+			}
+			found = found || (w.Warning.Field == "/tasks" && w.Warning.Reason == "bd ready --json: exit status 3")
+		}
+		if !found {
+			t.Errorf("stderr: %s", r.stderr)
+		}
+	})
+
+	t.Run("a missing optional command says nothing", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		r := runCLI(t, "", "gather", "host", "--templates", lib, "--dir", dir)
+		if r.code != 0 || strings.Contains(r.stderr, "/tasks") {
+			t.Errorf("exit %d, stderr: %s", r.code, r.stderr)
+		}
+	})
+
+	t.Run("usage errors", func(t *testing.T) {
+		for _, c := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"gather", "host", "--templates", lib, "--dir", filepath.Join(dir, "nope")}, "is not a directory"},
+			{[]string{"gather", "hots", "--templates", lib, "--dir", dir}, `did you mean "host"?`},
+			{[]string{"gather", "host", "--templates", lib, "--dir", dir, "--format", "xml"}, "--format must be text or json"},
+			{[]string{"gather", "host", "--templates", lib, "--dir", dir, "--render"}, "/name: required field is missing"},
+		} {
+			r := runCLI(t, "", c.args...)
+			if r.code != 2 || !strings.Contains(r.stderr, c.want) {
+				t.Errorf("%v: exit %d, stderr: %s", c.args, r.code, r.stderr)
+			}
+		}
+	})
+}
+
+// The swarm variant's own probes, end to end: a repository with a commit and
+// a change, AGENTS.md and a bd that answers.
+func TestGatherSwarm(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com",
+			"-c", "commit.gpgsign=false"}, args...)...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("add", "main.go")
+	git("commit", "-q", "-m", "Start the service")
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# Rules\n\nRun `go test ./...`.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fakeBD(t, `echo '[{"id": "SWARM-42", "title": "Implement user authentication endpoint", "status": "open", "priority": 1, "issue_type": "task"}]'`)
+
+	r := runCLI(t, "", "gather", "swarm", "--example", "minimal", "--dir", dir, "--render")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r.stderr != "" {
+		t.Errorf("warnings: %s", r.stderr)
+	}
+	for _, want := range []string{
+		"- **Working directory:** `" + dir + "`\n",
+		"```text\n M main.go\n?? AGENTS.md\n```\n",
+		" Start the service\n```\n",
+		"## Project Instructions\n",
+		"# Rules\n\nRun `go test ./...`.\n",
+		"## Available Tasks (from beads)\n\n- SWARM-42: [open] Implement user authentication endpoint\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
