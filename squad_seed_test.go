@@ -610,9 +610,9 @@ func squadValidInput() map[string]any {
 			map[string]any{"id": "T-2", "title": "Login endpoint", "agent": "backend", "status": "in_progress"},
 		},
 		"modifiedFiles":  map[string]any{"frontend": []any{"src/login.tsx"}},
-		"messages":       map[string]any{"T-1": []any{map[string]any{"ts": "t", "from": "frontend", "type": "text", "text": "done"}}},
+		"messages":       map[string]any{"T-1": []any{map[string]any{"from": "frontend", "type": "text", "text": "done"}}},
 		"knowledge":      []any{map[string]any{"type": "decision", "text": "Use JWTs", "from": "frontend", "id": "k-1"}},
-		"queuedMessages": []any{map[string]any{"ts": 1, "from": "human", "type": "text", "text": "hi", "read": false}},
+		"queuedMessages": []any{map[string]any{"ts": 1, "from": "human", "text": "hi", "read": false}},
 	}
 }
 
@@ -626,7 +626,8 @@ func squadRender(t *testing.T, in map[string]any) (*engine.Result, error) {
 }
 
 // TestSquadAcceptsStoreFields: store objects may carry fields the builder
-// does not read, so that a TypeScript caller passes them as they are.
+// does not read, so that a TypeScript caller passes them as they are, and may
+// leave out those it does not read (a stored message's ts, a queued one's type).
 func TestSquadAcceptsStoreFields(t *testing.T) {
 	if _, err := squadRender(t, squadValidInput()); err != nil {
 		t.Fatal(err)
@@ -675,6 +676,11 @@ func TestSquadRefusals(t *testing.T) {
 		{"stored message without text", func(m map[string]any) {
 			delete(obj(m, "messages")["T-1"].([]any)[0].(map[string]any), "text")
 		}, "/messages/T-1/0/text", "required field is missing"},
+		{"stored message without a type", func(m map[string]any) {
+			delete(obj(m, "messages")["T-1"].([]any)[0].(map[string]any), "type")
+		}, "/messages/T-1/0/type", "required field is missing"},
+		{"queued message without a ts", func(m map[string]any) { delete(elem(m, "queuedMessages", 0), "ts") },
+			"/queuedMessages/0/ts", "required field is missing"},
 		{"queued message with a boolean ts", func(m map[string]any) { elem(m, "queuedMessages", 0)["ts"] = true },
 			"/queuedMessages/0/ts", "expected string or integer"},
 		{"knowledge entry without its author", func(m map[string]any) { delete(elem(m, "knowledge", 0), "from") },
