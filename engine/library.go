@@ -43,6 +43,8 @@ type Variant struct {
 	tmpl     *template.Template
 	choices  map[string][]string // template_choice field → the names there are
 	examples map[string]Input
+	// sectionPaths caches the outlines section_refs rules check against.
+	sectionPaths pathCache
 }
 
 // ErrUnknownVariant is wrapped by the error Variant returns for a name the

@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // checkRules applies the manifest's input rules: what a JSON Schema cannot
@@ -81,11 +83,14 @@ func (v *Variant) checkSectionRefs(root map[string]any, ref SectionRef) error {
 			vb := v.verbatimByName(ref.Verbatim)
 			doc, _ := lookup(root, vb.Field)
 			text, _ := doc.(string)
-			regions, _ := markers{vb.Start, vb.End}.topRegions(text)
-			paths = []string{}
-			for _, h := range outline(text, regions) {
-				paths = append(paths, h.Path)
-			}
+			paths = v.sectionPaths.get(text, func() []string {
+				regions, _ := markers{vb.Start, vb.End}.topRegions(text)
+				out := []string{}
+				for _, h := range outline(text, regions) {
+					out = append(out, h.Path)
+				}
+				return out
+			})
 		}
 		if slices.Contains(paths, s) {
 			continue
@@ -101,4 +106,32 @@ func (v *Variant) checkSectionRefs(root map[string]any, ref SectionRef) error {
 		return e.hint("its SectionPaths are: %s", strings.Join(paths[:min(len(paths), 20)], "; "))
 	}
 	return nil
+}
+
+// pathCache remembers the SectionPaths of recent documents by their hash. A
+// parent that delegates to several subagents sends the same prompt each
+// time; parsing a 1 MiB prompt costs far more than hashing it.
+type pathCache struct {
+	mu      sync.Mutex
+	entries map[[32]byte][]string
+}
+
+const pathCacheSize = 64
+
+func (c *pathCache) get(text string, compute func() []string) []string {
+	key := sha256.Sum256([]byte(text))
+	c.mu.Lock()
+	paths, ok := c.entries[key]
+	c.mu.Unlock()
+	if ok {
+		return paths
+	}
+	paths = compute()
+	c.mu.Lock()
+	if c.entries == nil || len(c.entries) >= pathCacheSize {
+		c.entries = map[[32]byte][]string{} // start over rather than track recency
+	}
+	c.entries[key] = paths
+	c.mu.Unlock()
+	return paths
 }
