@@ -46,6 +46,8 @@ output is always JSON, and --format json writes warnings as JSON lines.`,
 		},
 	}
 	opts.register(cmd)
+	cmd.Flags().Lookup("input").Usage = "base input file (JSON or YAML), or - for stdin; none means an empty base"
+	cmd.Flags().Lookup("example").Usage = "use one of the variant's examples as the base input"
 	cmd.Flags().StringVar(&opts.dir, "dir", "", "directory the probes run in (default: the current directory)")
 	cmd.Flags().BoolVar(&opts.render, "render", false, "render the completed input instead of printing it")
 	return cmd
