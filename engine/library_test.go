@@ -275,3 +275,21 @@ func TestUnknownVariantAndExample(t *testing.T) {
 		t.Errorf("example: %v %q", err, in.Name)
 	}
 }
+
+// TestDefaultsKeepKeyOrder: fields the schema fills in come after the
+// caller's, whose order is kept.
+func TestDefaultsKeepKeyOrder(t *testing.T) {
+	lib, err := loadNote(t, func(f fstest.MapFS) {
+		f["templates/note/title.md.tmpl"].Data = []byte("# Note\n{{ keys . | join \",\" }}\n")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := lib.Render("note", Input{Name: "in", Data: []byte(`{"title": "T", "tags": {}, "refs": []}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "title,tags,refs,admin,items,body,note_id"; !strings.Contains(res.Text, want) {
+		t.Errorf("keys in %q, want %s", res.Text, want)
+	}
+}

@@ -52,10 +52,16 @@ func (r *orderRecorder) record(m map[string]any, keys []string) {
 	r.ids = append(r.ids, id)
 }
 
-// appendKey adds a key that was set after decoding (a schema default) to the
-// end of m's recorded order.
+// appendKey adds a key that was set after decoding (a schema default, an id)
+// to the end of m's recorded order. It reads the order as recorded: once
+// the key is in m, orderedKeys would no longer trust it.
 func (r *orderRecorder) appendKey(m map[string]any, key string) {
-	keys := orderedKeys(m)
+	var keys []string
+	if v, ok := keyOrder.Load(mapID(m)); ok {
+		keys = v.([]string)
+	} else {
+		keys = orderedKeys(m) // not decoded here: sorted, the key included
+	}
 	out := make([]string, 0, len(keys)+1)
 	for _, k := range keys {
 		if k != key {
