@@ -518,7 +518,8 @@ func placeField(doc *document, g Gathered) bool {
 		next, ok := cur[tok]
 		if !ok {
 			m := map[string]any{}
-			addKey(&doc.order, cur, tok, m)
+			cur[tok] = m
+			doc.order.appendKey(cur, tok)
 			cur = m
 			continue
 		}
@@ -532,16 +533,9 @@ func placeField(doc *document, g Gathered) bool {
 	if _, ok := cur[last]; ok {
 		return false
 	}
-	addKey(&doc.order, cur, last, copyValue(g.Value, &doc.order))
+	cur[last] = copyValue(g.Value, &doc.order)
+	doc.order.appendKey(cur, last)
 	return true
-}
-
-// addKey sets a new key of m and records it after the keys m already has, in
-// their order.
-func addKey(rec *orderRecorder, m map[string]any, key string, value any) {
-	keys := slices.Clone(orderedKeys(m))
-	m[key] = value
-	rec.record(m, append(keys, key))
 }
 
 func removeField(doc *document, field string) {
