@@ -434,32 +434,19 @@ func asObject(v any) (map[string]any, error) {
 // entries lists an object's {key, value} pairs in input order, as
 // Object.entries does in JavaScript.
 func entries(v any) ([]any, error) {
-	m, err := asObject(v)
-	if err != nil {
-		return nil, err
-	}
-	keys := orderedKeys(m)
-	out := make([]any, len(keys))
-	for i, k := range keys {
-		out[i] = map[string]any{"key": k, "value": m[k]}
-	}
-	return out, nil
+	return eachKey(v, func(m map[string]any, k string) any { return map[string]any{"key": k, "value": m[k]} })
 }
 
 func orderedKeysOf(v any) ([]any, error) {
-	m, err := asObject(v)
-	if err != nil {
-		return nil, err
-	}
-	keys := orderedKeys(m)
-	out := make([]any, len(keys))
-	for i, k := range keys {
-		out[i] = k
-	}
-	return out, nil
+	return eachKey(v, func(_ map[string]any, k string) any { return k })
 }
 
 func orderedValuesOf(v any) ([]any, error) {
+	return eachKey(v, func(m map[string]any, k string) any { return m[k] })
+}
+
+// eachKey maps an object's keys, in input order, to a list.
+func eachKey(v any, fn func(m map[string]any, key string) any) ([]any, error) {
 	m, err := asObject(v)
 	if err != nil {
 		return nil, err
@@ -467,7 +454,7 @@ func orderedValuesOf(v any) ([]any, error) {
 	keys := orderedKeys(m)
 	out := make([]any, len(keys))
 	for i, k := range keys {
-		out[i] = m[k]
+		out[i] = fn(m, k)
 	}
 	return out, nil
 }

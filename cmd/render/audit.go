@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -35,49 +37,28 @@ embedded SQLite database, addressed by the SHA-256 of its text, with its ids and
 every prompt it embeds verbatim. A chain of nested delegations can be read back
 from any of its subagent prompts.`,
 	}
-	open := func() (*audit.Store, error) {
+	// lookup opens the store and finds the prompt a command names.
+	lookup := func(key string, use func(store *audit.Store, hash string) error) error {
 		if a.audit == "" {
-			return nil, usageError("name the audit database with --audit FILE or PROMPTSMITH_AUDIT")
+			return usageError("name the audit database with --audit FILE or PROMPTSMITH_AUDIT")
 		}
-		return audit.Open(a.audit)
+		store, err := audit.Open(a.audit)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		hash, err := store.Resolve(key)
+		if err != nil {
+			return err
+		}
+		return use(store, hash)
 	}
 	chain := &cobra.Command{
 		Use:   "chain <hash|id>",
 		Short: "List a prompt and the prompts it embeds, down to the root of its delegation chain",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := open()
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			hash, err := store.Resolve(args[0])
-			if err != nil {
-				return err
-			}
-			entries, err := store.Chain(hash)
-			if err != nil {
-				return err
-			}
-			if a.format == "json" {
-				return a.writeOutput("", jsonBytes(entries))
-			}
-			var b strings.Builder
-			tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "level\thash\tvariant\tids")
-			for i, e := range entries {
-				variant := e.Variant
-				if variant == "" {
-					variant = "-"
-				}
-				var ids []string
-				for k, v := range e.IDs {
-					ids = append(ids, k+"="+v)
-				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i, e.Hash, variant, strings.Join(ids, " "))
-			}
-			tw.Flush()
-			return a.writeOutput("", []byte(b.String()))
+			return lookup(args[0], a.printChain)
 		},
 	}
 	show := &cobra.Command{
@@ -85,25 +66,46 @@ from any of its subagent prompts.`,
 		Short: "Print a stored prompt exactly as it was rendered",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := open()
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			hash, err := store.Resolve(args[0])
-			if err != nil {
-				return err
-			}
-			e, err := store.Get(hash)
-			if err != nil {
-				return err
-			}
-			if a.format == "json" {
-				return a.writeOutput("", jsonBytes(e))
-			}
-			return a.writeOutput("", []byte(e.Text))
+			return lookup(args[0], a.printPrompt)
 		},
 	}
 	cmd.AddCommand(chain, show)
 	return cmd
+}
+
+func (a *app) printChain(store *audit.Store, hash string) error {
+	entries, err := store.Chain(hash)
+	if err != nil {
+		return err
+	}
+	if a.format == "json" {
+		return a.writeOutput("", jsonBytes(entries))
+	}
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "level\thash\tvariant\tids")
+	for i, e := range entries {
+		variant := e.Variant
+		if variant == "" {
+			variant = "-"
+		}
+		var ids []string
+		for _, k := range slices.Sorted(maps.Keys(e.IDs)) {
+			ids = append(ids, k+"="+e.IDs[k])
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i, e.Hash, variant, strings.Join(ids, " "))
+	}
+	tw.Flush()
+	return a.writeOutput("", []byte(b.String()))
+}
+
+func (a *app) printPrompt(store *audit.Store, hash string) error {
+	e, err := store.Get(hash)
+	if err != nil {
+		return err
+	}
+	if a.format == "json" {
+		return a.writeOutput("", jsonBytes(e))
+	}
+	return a.writeOutput("", []byte(e.Text))
 }

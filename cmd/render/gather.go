@@ -99,19 +99,7 @@ func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error 
 	if res == nil {
 		return err
 	}
-	if err != nil {
-		if a.format == "json" {
-			_, _ = a.stdout.Write(jsonBytes(res))
-		}
-		return err
-	}
-	if err := a.record(v, res); err != nil {
-		return err
-	}
-	if a.format == "json" {
-		return a.writeOutput(o.output, jsonBytes(res))
-	}
-	return a.writeOutput(o.output, []byte(res.Text))
+	return a.emit(v, res, err, o.output)
 }
 
 // warn prints gather warnings on stderr, one a line: the field and why it

@@ -29,3 +29,12 @@ func (a *app) library() (*engine.Library, error) {
 	}
 	return engine.Load(promptsmith.FS(), opts...)
 }
+
+// variant loads the library and returns one of its variants.
+func (a *app) variant(name string) (*engine.Variant, error) {
+	lib, err := a.library()
+	if err != nil {
+		return nil, err
+	}
+	return lib.Variant(name)
+}

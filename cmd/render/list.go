@@ -46,11 +46,7 @@ func (a *app) examplesCommand() *cobra.Command {
 		Short: "List a variant's example inputs (render <variant> --example NAME renders one)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := a.library()
-			if err != nil {
-				return err
-			}
-			v, err := lib.Variant(args[0])
+			v, err := a.variant(args[0])
 			if err != nil {
 				return err
 			}
@@ -68,11 +64,7 @@ func (a *app) schemaCommand() *cobra.Command {
 		Short: "Print the JSON Schema of a variant's input",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := a.library()
-			if err != nil {
-				return err
-			}
-			v, err := lib.Variant(args[0])
+			v, err := a.variant(args[0])
 			if err != nil {
 				return err
 			}

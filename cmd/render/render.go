@@ -58,9 +58,16 @@ func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
 		}
 		return nil
 	}
+	return a.emit(v, res, err, o.output)
+}
+
+// emit writes a rendered prompt, or its Result under --format json, after
+// recording it in the audit store. A prompt that failed a check is not
+// written: under --format json its Result goes to stdout for tools, and -o
+// is left alone.
+func (a *app) emit(v *engine.Variant, res *engine.Result, err error, output string) error {
 	if err != nil {
 		if a.format == "json" {
-			// the report goes to stdout for tools; nothing is written to -o
 			_, _ = a.stdout.Write(jsonBytes(res))
 		}
 		return err
@@ -69,9 +76,9 @@ func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
 		return err
 	}
 	if a.format == "json" {
-		return a.writeOutput(o.output, jsonBytes(res))
+		return a.writeOutput(output, jsonBytes(res))
 	}
-	return a.writeOutput(o.output, []byte(res.Text))
+	return a.writeOutput(output, []byte(res.Text))
 }
 
 func (a *app) checkReport(res *engine.Result) []byte {
