@@ -1,7 +1,6 @@
 package promptsmith_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -569,18 +568,7 @@ func BenchmarkSpace(b *testing.B) {
 				b.Fatal(err)
 			}
 			spaceDefaults(data)
-			tmpl := v.Templates()
-			var buf bytes.Buffer
-			b.SetBytes(int64(len(res.Text)))
-			b.ReportAllocs()
-			for b.Loop() {
-				buf.Reset()
-				for _, s := range v.Manifest.Sections {
-					if err := tmpl.ExecuteTemplate(&buf, s+".md.tmpl", data); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
+			benchBare(b, v, data, len(res.Text))
 		})
 	}
 }
