@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -22,6 +23,10 @@ type document struct {
 	in    Input
 	root  map[string]any
 	order orderRecorder
+	// YAML only: values expanded so far, and the aliases being expanded.
+	yamlValues int
+	aliasing   map[*yaml.Node]bool
+	positions  map[string]int // pointer → byte offset, built on the first error
 }
 
 func (d *document) release() { d.order.release() }
@@ -80,7 +85,11 @@ func number(s string) (any, error) {
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return i, nil
 	}
-	return strconv.ParseFloat(s, 64)
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%s is out of range: write a smaller number", s)
+	}
+	return finite(f)
 }
 
 func (d *document) decodeYAML(data []byte) (any, error) {
@@ -94,7 +103,17 @@ func (d *document) decodeYAML(data []byte) (any, error) {
 	return d.yamlValue(&n, "")
 }
 
+// maxYAMLValues bounds how many values a YAML input may expand to. Aliases
+// let a few bytes stand for billions of values ("billion laughs"); no prompt
+// input needs more than this.
+const maxYAMLValues = 1_000_000
+
 func (d *document) yamlValue(n *yaml.Node, ptr string) (any, error) {
+	d.yamlValues++
+	if d.yamlValues > maxYAMLValues {
+		return nil, d.yamlErr(n, ptr, "the YAML expands to more than %d values through its aliases (*name)", maxYAMLValues).
+			hint("write the values out, or use fewer nested aliases")
+	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
@@ -102,6 +121,15 @@ func (d *document) yamlValue(n *yaml.Node, ptr string) (any, error) {
 		}
 		return d.yamlValue(n.Content[0], ptr)
 	case yaml.AliasNode:
+		if d.aliasing[n.Alias] {
+			return nil, d.yamlErr(n, ptr, "alias *%s refers to a value that contains it", n.Value).
+				hint("an alias cannot be used inside the value it names")
+		}
+		if d.aliasing == nil {
+			d.aliasing = map[*yaml.Node]bool{}
+		}
+		d.aliasing[n.Alias] = true
+		defer delete(d.aliasing, n.Alias)
 		return d.yamlValue(n.Alias, ptr)
 	case yaml.SequenceNode:
 		list := make([]any, 0, len(n.Content))
@@ -122,22 +150,39 @@ func (d *document) yamlValue(n *yaml.Node, ptr string) (any, error) {
 		d.order.record(m, keys)
 		return m, nil
 	}
-	return yamlScalar(n)
+	v, err := yamlScalar(n)
+	if err != nil {
+		return nil, d.yamlErr(n, ptr, "%v", err)
+	}
+	return v, nil
 }
 
+func (d *document) yamlErr(n *yaml.Node, ptr, format string, args ...any) *Error {
+	return &Error{Kind: KindInput, Field: ptr, Position: fmt.Sprintf("%s:%d:%d", d.in.Name, n.Line, n.Column),
+		Reason: fmt.Sprintf(format, args...)}
+}
+
+// yamlMapping fills m from a mapping node. Keys written in the mapping win
+// over keys merged in with <<, wherever the merge stands; of several merged
+// mappings the first wins, as YAML's merge key says. A key written twice is
+// refused, as in JSON input: which one was meant is a guess.
 func (d *document) yamlMapping(n *yaml.Node, ptr string, m map[string]any, keys *[]string) error {
+	explicit := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn := n.Content[i]
+		if kn.Tag == "!!merge" {
+			continue
+		}
+		if explicit[kn.Value] {
+			return d.yamlErr(kn, ptr+"/"+escapePointer(kn.Value), "key %q appears twice", kn.Value).
+				hint("keep one of the two entries")
+		}
+		explicit[kn.Value] = true
+	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
 		if kn.Tag == "!!merge" {
-			src := vn
-			if src.Kind == yaml.AliasNode {
-				src = src.Alias
-			}
-			if src.Kind != yaml.MappingNode {
-				return &Error{Kind: KindInput, Field: ptr, Position: fmt.Sprintf("%s:%d:%d", d.in.Name, kn.Line, kn.Column),
-					Reason: "a merge key (<<) must refer to a mapping"}
-			}
-			if err := d.yamlMapping(src, ptr, m, keys); err != nil {
+			if err := d.yamlMerge(kn, vn, ptr, m, keys, explicit); err != nil {
 				return err
 			}
 			continue
@@ -147,10 +192,35 @@ func (d *document) yamlMapping(n *yaml.Node, ptr string, m map[string]any, keys 
 		if err != nil {
 			return err
 		}
-		if _, seen := m[k]; !seen {
+		*keys = append(*keys, k)
+		m[k] = v
+	}
+	return nil
+}
+
+// yamlMerge adds the keys of a merged mapping, or of a list of them, that the
+// mapping has not got yet.
+func (d *document) yamlMerge(kn, vn *yaml.Node, ptr string, m map[string]any, keys *[]string, explicit map[string]bool) error {
+	sources := []*yaml.Node{vn}
+	if vn.Kind == yaml.SequenceNode {
+		sources = vn.Content
+	}
+	for _, src := range sources {
+		v, err := d.yamlValue(src, ptr)
+		if err != nil {
+			return err
+		}
+		merged, ok := v.(map[string]any)
+		if !ok {
+			return d.yamlErr(kn, ptr, "a merge key (<<) must refer to a mapping or a list of mappings")
+		}
+		for _, k := range orderedKeys(merged) {
+			if _, have := m[k]; have || explicit[k] {
+				continue
+			}
+			m[k] = merged[k]
 			*keys = append(*keys, k)
 		}
-		m[k] = v
 	}
 	return nil
 }
@@ -167,16 +237,33 @@ func yamlScalar(n *yaml.Node) (any, error) {
 		var i int64
 		if err := n.Decode(&i); err != nil {
 			var f float64
-			err = n.Decode(&f)
-			return f, err
+			if err = n.Decode(&f); err != nil {
+				return nil, err
+			}
+			return finite(f)
 		}
 		return i, nil
 	case "!!float":
 		var f float64
-		err := n.Decode(&f)
-		return f, err
+		if err := n.Decode(&f); err != nil {
+			return nil, err
+		}
+		return finite(f)
 	}
 	return n.Value, nil // strings, timestamps, binary: as written
+}
+
+// finite refuses infinities and NaN, which JSON cannot carry and JSON Schema
+// cannot compare, and turns whole numbers into integers, so that 2.0 and 1e3
+// are the integers a schema's "integer" accepts them as.
+func finite(f float64) (any, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return nil, fmt.Errorf("%v is not a number a prompt input can hold: write a finite number", f)
+	}
+	if f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 {
+		return int64(f), nil
+	}
+	return f, nil
 }
 
 // yamlError turns yaml.v3's "yaml: line N: msg" into name:N: msg.
@@ -203,43 +290,96 @@ func lineCol(data []byte, off int) (int, int) {
 	return line, col
 }
 
-// positionOf finds where the value at a JSON pointer is written in the input,
-// for error messages. It parses the input again, so it is only used on errors.
-func positionOf(in Input, ptr string) string {
+// position finds where the value at a JSON pointer is written in the input,
+// as name:line:col, for error messages. The input is parsed again for this,
+// once per document and only when an error needs a position.
+func (d *document) position(ptr string) string {
+	if d.positions == nil {
+		d.positions = indexPositions(d.in.Data)
+	}
+	// The value itself, or the nearest enclosing one that is written down
+	// (a missing field is reported where its object is).
+	for p := ptr; ; p = parentPointer(p) {
+		if off, ok := d.positions[p]; ok {
+			line, col := lineCol(d.in.Data, off)
+			return fmt.Sprintf("%s:%d:%d", d.in.Name, line, col)
+		}
+		if p == "" {
+			return ""
+		}
+	}
+}
+
+func parentPointer(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i > 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// PositionOf is position for callers that hold an input but no document.
+func PositionOf(in Input, ptr string) string {
+	return (&document{in: in}).position(ptr)
+}
+
+// indexPositions maps the pointer of every value in data to the byte offset
+// of its key (or, for array elements and the root, of the value).
+func indexPositions(data []byte) map[string]int {
+	idx := map[string]int{}
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		p := &jsonParser{data: data, pos: len(data) - len(trimmed), doc: &document{}, index: idx}
+		p.value(0)
+		p.doc.release()
+		return idx
+	}
 	var n yaml.Node
-	if err := yaml.Unmarshal(in.Data, &n); err != nil || n.Kind == 0 {
-		return ""
+	if yaml.Unmarshal(data, &n) != nil || n.Kind == 0 {
+		return idx
 	}
-	cur := &n
-	if cur.Kind == yaml.DocumentNode && len(cur.Content) > 0 {
-		cur = cur.Content[0]
+	offsets := lineOffsets(data)
+	at := func(line, col int) int {
+		if line-1 < len(offsets) {
+			return offsets[line-1] + col - 1
+		}
+		return len(data)
 	}
-	line, col := cur.Line, cur.Column
-	for _, tok := range splitPointer(ptr) {
-		next := (*yaml.Node)(nil)
-		switch cur.Kind {
+	seen := map[*yaml.Node]bool{}
+	var walk func(n *yaml.Node, ptr string, line, col int)
+	walk = func(n *yaml.Node, ptr string, line, col int) {
+		if seen[n] { // aliases: each node once
+			return
+		}
+		seen[n] = true
+		idx[ptr] = at(line, col)
+		switch n.Kind {
+		case yaml.DocumentNode:
+			if len(n.Content) > 0 {
+				walk(n.Content[0], ptr, n.Content[0].Line, n.Content[0].Column)
+			}
 		case yaml.MappingNode:
-			for i := 0; i+1 < len(cur.Content); i += 2 {
-				if cur.Content[i].Value == tok {
-					next = cur.Content[i+1]
-					line, col = cur.Content[i].Line, cur.Content[i].Column
-				}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				walk(n.Content[i+1], ptr+"/"+escapePointer(k.Value), k.Line, k.Column)
 			}
 		case yaml.SequenceNode:
-			if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(cur.Content) {
-				next = cur.Content[i]
-				line, col = next.Line, next.Column
+			for i, c := range n.Content {
+				walk(c, ptr+"/"+strconv.Itoa(i), c.Line, c.Column)
 			}
 		}
-		if next == nil {
-			break
+	}
+	walk(&n, "", 1, 1)
+	return idx
+}
+
+func lineOffsets(data []byte) []int {
+	offs := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			offs = append(offs, i+1)
 		}
-		cur = next
 	}
-	if line == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%s:%d:%d", in.Name, line, col)
+	return offs
 }
 
 func typeName(v any) string {

@@ -19,6 +19,9 @@ type jsonParser struct {
 	pos  int
 	doc  *document
 	path []string // the keys and indexes down to the current value, for errors
+	// index, when set, receives the offset of every value's key or start:
+	// error positions for JSON input.
+	index map[string]int
 }
 
 // pointer is the JSON pointer of the current value, built only for errors.
@@ -102,6 +105,9 @@ func (p *jsonParser) object(depth int) (any, error) {
 			return nil, err
 		}
 		p.path = append(p.path, k)
+		if p.index != nil {
+			p.index[p.pointer()] = keyAt
+		}
 		if _, dup := m[k]; dup {
 			p.pos = keyAt
 			return nil, (&Error{Kind: KindInput, Field: p.pointer(), Reason: fmt.Sprintf("key %q appears twice", k)}).
@@ -146,6 +152,10 @@ func (p *jsonParser) array(depth int) (any, error) {
 	}
 	for {
 		p.path = append(p.path, strconv.Itoa(len(list)))
+		if p.index != nil {
+			p.skipSpace()
+			p.index[p.pointer()] = p.pos
+		}
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err

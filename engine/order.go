@@ -44,13 +44,18 @@ func allPresent(keys []string, m map[string]any) bool {
 }
 
 // orderRecorder registers key orders for one document and removes them again.
-type orderRecorder struct{ ids []uintptr }
+// It holds every map it registered, so that none can be freed, and its
+// address given to another render's map, while the entry stands.
+type orderRecorder struct{ maps []map[string]any }
 
 func (r *orderRecorder) record(m map[string]any, keys []string) {
-	id := mapID(m)
-	keyOrder.Store(id, keys)
-	r.ids = append(r.ids, id)
+	keyOrder.Store(mapID(m), keys)
+	r.maps = append(r.maps, m)
 }
+
+// keep makes the recorded orders permanent, for documents that live as long
+// as the library (schemas).
+func (r *orderRecorder) keep() { r.maps = nil }
 
 // appendKey adds a key that was set after decoding (a schema default, an id)
 // to the end of m's recorded order. It reads the order as recorded: once
@@ -72,8 +77,8 @@ func (r *orderRecorder) appendKey(m map[string]any, key string) {
 }
 
 func (r *orderRecorder) release() {
-	for _, id := range r.ids {
-		keyOrder.Delete(id)
+	for _, m := range r.maps {
+		keyOrder.Delete(mapID(m))
 	}
-	r.ids = r.ids[:0]
+	r.maps = nil
 }

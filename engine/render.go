@@ -86,10 +86,10 @@ func (v *Variant) render(lib *Library, in Input) (res *Result, err error) {
 		return nil, verr
 	}
 	if err := v.checkVerbatimInput(doc.root); err != nil {
-		return nil, withPosition(err, doc.in)
+		return nil, withPosition(err, doc)
 	}
 	if err := v.checkRules(doc.root); err != nil {
-		return nil, withPosition(err, doc.in)
+		return nil, withPosition(err, doc)
 	}
 	for _, name := range slices.Sorted(maps.Keys(ids)) {
 		doc.root[name] = ids[name]
@@ -113,9 +113,9 @@ func (v *Variant) render(lib *Library, in Input) (res *Result, err error) {
 	return res, nil
 }
 
-func withPosition(err error, in Input) error {
+func withPosition(err error, doc *document) error {
 	if e, ok := err.(*Error); ok && e.Position == "" && strings.HasPrefix(e.Field, "/") {
-		e.Position = positionOf(in, e.Field)
+		e.Position = doc.position(e.Field)
 	}
 	return err
 }

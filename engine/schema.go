@@ -39,7 +39,7 @@ func loadSchemas(fsys fs.FS, label string) (*schemaSet, error) {
 			e.Kind = KindTemplate
 			return nil, e
 		}
-		doc.order.ids = nil // schemas live as long as the library: keep their key order
+		doc.order.keep() // schemas live as long as the library: keep their key order
 		url := schemaURL + path.Base(f)
 		set.raw[url] = doc.root
 		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
@@ -90,12 +90,14 @@ func (s *schemaSet) validate(schema *jsonschema.Schema, doc *document) error {
 	}
 	walk(ve)
 	slices.SortStableFunc(leaves, func(a, b *Error) int { return strings.Compare(a.Field, b.Field) })
+	leaves = leaves[:min(len(leaves), 20)]
 	for _, e := range leaves {
-		e.Position = positionOf(doc.in, e.Field)
+		e.Position = doc.position(e.Field)
 	}
 	first := leaves[0]
-	if len(leaves) > 1 {
-		first.Also = leaves[1:min(len(leaves), 20)]
+	first.Also = leaves[1:]
+	if len(first.Also) == 0 {
+		first.Also = nil
 	}
 	return first
 }
@@ -108,7 +110,7 @@ func (s *schemaSet) explain(v *jsonschema.ValidationError, doc *document) []*Err
 	switch keyword {
 	case "required":
 		var out []*Error
-		for _, name := range quotedNames(v.Message) {
+		for _, name := range s.missingNames(kwURL, parent, doc, at, v.Message) {
 			e := inputErr(at+"/"+escapePointer(name), "required field is missing")
 			if d := s.propertyDescription(kwURL, parent, name); d != "" {
 				e.hint("add %q: %s", name, d)
@@ -121,7 +123,7 @@ func (s *schemaSet) explain(v *jsonschema.ValidationError, doc *document) []*Err
 	case "additionalProperties":
 		var out []*Error
 		known := s.propertyNames(kwURL, parent)
-		for _, name := range quotedNames(v.Message) {
+		for _, name := range s.unknownNames(kwURL, parent, doc, at, known, v.Message) {
 			e := inputErr(at+"/"+escapePointer(name), "unknown field %q", name)
 			if near := closest(name, known); near != "" {
 				e.hint("did you mean %q?", near)
@@ -205,6 +207,51 @@ func (s *schemaSet) propertyNames(url, ptr string) []string {
 	}
 	props, _ := m["properties"].(map[string]any)
 	return orderedKeys(props)
+}
+
+// missingNames lists the schema's required properties that the object at
+// the instance pointer lacks. jsonschema's message quotes them, but a name
+// holding a quote cannot be read back from it, so the message is only the
+// fallback.
+func (s *schemaSet) missingNames(url, ptr string, doc *document, at, msg string) []string {
+	node, ok := s.node(url, ptr)
+	obj, isObj := lookupObject(doc, at)
+	req, hasReq := node["required"].([]any)
+	if !ok || !isObj || !hasReq {
+		return quotedNames(msg)
+	}
+	var out []string
+	for _, r := range req {
+		if name, ok := r.(string); ok {
+			if _, have := obj[name]; !have {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// unknownNames lists the keys of the object at the instance pointer that the
+// schema does not declare, in input order.
+func (s *schemaSet) unknownNames(url, ptr string, doc *document, at string, known []string, msg string) []string {
+	node, ok := s.node(url, ptr)
+	obj, isObj := lookupObject(doc, at)
+	if _, patterns := node["patternProperties"]; !ok || !isObj || patterns {
+		return quotedNames(msg)
+	}
+	var out []string
+	for _, k := range orderedKeys(obj) {
+		if !slices.Contains(known, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func lookupObject(doc *document, at string) (map[string]any, bool) {
+	v, ok := lookup(doc.root, at)
+	m, isObj := v.(map[string]any)
+	return m, ok && isObj
 }
 
 // quotedNames pulls 'a', 'b' out of jsonschema's messages.
