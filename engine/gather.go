@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -295,7 +296,7 @@ func (p *Probe) run(ctx context.Context, dir string) (value any, ok bool, warn s
 		s := os.Getenv(p.Env)
 		return s, s != "", ""
 	case p.File != "":
-		data, err := readProjectFile(filepath.Join(dir, p.File))
+		data, err := readProjectFile(dir, p.File)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, false, ""
 		}
@@ -307,8 +308,20 @@ func (p *Probe) run(ctx context.Context, dir string) (value any, ok bool, warn s
 	return p.runCommand(ctx, dir)
 }
 
-func readProjectFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
+// readProjectFile reads name inside dir through an os.Root, so that neither
+// ".." nor a symbolic link can lead it out of the directory being gathered.
+func readProjectFile(dir, name string) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
@@ -318,7 +331,7 @@ func readProjectFile(path string) ([]byte, error) {
 	if st.Size() > maxGatherBytes {
 		return nil, fmt.Errorf("%s is larger than the %s limit", byteSize(int(st.Size())), byteSize(maxGatherBytes))
 	}
-	return os.ReadFile(path)
+	return io.ReadAll(io.LimitReader(f, maxGatherBytes+1))
 }
 
 func (p *Probe) runCommand(ctx context.Context, dir string) (any, bool, string) {

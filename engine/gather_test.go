@@ -343,3 +343,28 @@ func TestGatherManifestErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherFileStaysInsideTheDirectory: a symbolic link or a path out of
+// the gathered directory is never followed.
+func TestGatherFileStaysInsideTheDirectory(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("TOPSECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "AGENTS.md")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	v := hostVariant(t, hostProbes)
+	found, warns := v.Gather(context.Background(), dir)
+	if got, ok := values(found)["/instructions"]; ok {
+		t.Fatalf("a link out of the directory was followed: %q", got)
+	}
+	var text []string
+	for _, w := range warns {
+		text = append(text, w.String())
+	}
+	if !strings.Contains(strings.Join(text, "\n"), "/instructions: AGENTS.md:") {
+		t.Errorf("no warning names the refused file:\n%s", strings.Join(text, "\n"))
+	}
+}
