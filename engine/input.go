@@ -317,6 +317,17 @@ func parentPointer(p string) string {
 	return ""
 }
 
+// Has reports whether the input holds a value at the JSON pointer.
+func Has(in Input, ptr string) bool {
+	d, err := decode(in)
+	if err != nil {
+		return false
+	}
+	defer d.release()
+	_, ok := lookup(d.root, ptr)
+	return ok
+}
+
 // PositionOf is position for callers that hold an input but no document.
 func PositionOf(in Input, ptr string) string {
 	return (&document{in: in}).position(ptr)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/promptsmith/promptsmith/engine"
@@ -96,6 +97,9 @@ func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error 
 		return a.writeOutput(o.output, completed)
 	}
 	res, err := lib.Render(variant, engine.Input{Name: "gathered input", Data: completed})
+	if err != nil {
+		err = basePositions(err, base)
+	}
 	if res == nil {
 		return err
 	}
@@ -113,4 +117,26 @@ func (a *app) warn(warns []engine.GatherWarning) {
 		}
 		fmt.Fprintf(a.stderr, "render: warning: %s\n", w)
 	}
+}
+
+// basePositions points input errors at the base file the caller wrote: the
+// completed input they were found in exists only in memory. A field that
+// is not in the base was gathered, and is said to be.
+func basePositions(err error, base engine.Input) error {
+	e, ok := err.(*engine.Error)
+	if !ok || e.Kind != engine.KindInput {
+		return err
+	}
+	for _, x := range append([]*engine.Error{e}, e.Also...) {
+		if !strings.HasPrefix(x.Field, "/") {
+			continue
+		}
+		x.Position = ""
+		if len(base.Data) > 0 && engine.Has(base, x.Field) {
+			x.Position = engine.PositionOf(base, x.Field)
+		} else {
+			x.Hints = append(x.Hints, "this field was gathered from the host, or is missing from both the base input and the host")
+		}
+	}
+	return err
 }

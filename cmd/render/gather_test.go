@@ -205,3 +205,15 @@ func TestGatherSwarm(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherRenderErrorsPointAtTheBase: with --render, an error in the base
+// input is reported at the base file's line, not in the input completed in
+// memory.
+func TestGatherRenderErrorsPointAtTheBase(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "base.yaml")
+	os.WriteFile(base, []byte("agent_name: a\nagent_names: [a]\nagent_prompt: p\nsession_id: s\nsession_seq: \"x\"\nnow: 2026-01-01T00:00:00Z\n"), 0o644)
+	r := runCLI(t, "", "gather", "swarm", "-i", base, "--dir", t.TempDir(), "--render")
+	if r.code != 2 || !strings.Contains(r.stderr, base+":5:1: /session_seq: expected integer") || strings.Contains(r.stderr, "gathered input:") {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+}
