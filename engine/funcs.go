@@ -3,10 +3,13 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 	"unicode/utf8"
@@ -75,6 +78,9 @@ func funcMap(self **template.Template) template.FuncMap {
 			if (*self).Lookup(name) == nil {
 				return "", fmt.Errorf("no template %q; the templates are: %s", name, templateNames(*self))
 			}
+			if tooDeep() {
+				return "", fmt.Errorf("include %q: templates include each other too deeply (does one include itself?)", name)
+			}
 			err := (*self).ExecuteTemplate(&b, name, data)
 			return b.String(), err
 		},
@@ -83,6 +89,21 @@ func funcMap(self **template.Template) template.FuncMap {
 		f[k] = v
 	}
 	return f
+}
+
+// maxIncludeFrames bounds the Go stack an include may start from. Every
+// include starts a new execution, so text/template's own depth limit never
+// sees a template that includes itself; without a bound it would exhaust
+// the stack and end the process. A few hundred nested includes fit.
+const maxIncludeFrames = 16384
+
+var framePool = sync.Pool{New: func() any { return make([]uintptr, maxIncludeFrames) }}
+
+func tooDeep() bool {
+	pcs := framePool.Get().([]uintptr)
+	n := runtime.Callers(0, pcs)
+	framePool.Put(pcs)
+	return n >= maxIncludeFrames
 }
 
 func templateNames(t *template.Template) string {
@@ -488,6 +509,9 @@ func appendJSONIndent(b []byte, v any, pretty bool, depth int) []byte {
 	case int:
 		return strconv.AppendInt(b, int64(c), 10)
 	case float64:
+		if math.IsInf(c, 0) || math.IsNaN(c) {
+			return append(b, "null"...) // JSON has no such numbers
+		}
 		return strconv.AppendFloat(b, c, 'g', -1, 64)
 	case map[string]any:
 		if len(c) == 0 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -179,7 +180,7 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schemaSet) (*Va
 
 func (v *Variant) checkIDNames() error {
 	props := v.schemas.propertyNames(schemaURL+v.Manifest.Schema+".schema.json", "")
-	for id := range v.Manifest.IDs {
+	for _, id := range slices.Sorted(maps.Keys(v.Manifest.IDs)) {
 		if slices.Contains(props, id) {
 			return authorErr(v.dir+"/prompt.yaml", "id %q has the name of an input field", id).
 				hint("templates see ids next to the input's top-level fields; rename one of them")

@@ -293,3 +293,18 @@ func TestDefaultsKeepKeyOrder(t *testing.T) {
 		t.Errorf("keys in %q, want %s", res.Text, want)
 	}
 }
+
+// TestIncludeRecursionIsAnError: a template that includes itself stops with
+// an error naming it, instead of exhausting the stack.
+func TestIncludeRecursionIsAnError(t *testing.T) {
+	lib, err := loadNote(t, func(f fstest.MapFS) {
+		f["templates/note/styles/plain.md.tmpl"].Data = []byte(`{{ include "styles/plain.md.tmpl" . }}`)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lib.Render("note", Input{Name: "in", Data: []byte("title: T\nstyle: plain\n")})
+	if e := AsError(err); e == nil || e.Kind != KindTemplate || !strings.Contains(e.Reason, "include each other too deeply") {
+		t.Fatalf("got %v", err)
+	}
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -142,7 +143,8 @@ func parseManifest(file string, data []byte) (*Manifest, error) {
 			return nil, authorErr(file, "%q is not a JSON pointer", p).hint("write it as /field/sub, starting with /")
 		}
 	}
-	for name, id := range m.IDs {
+	for _, name := range slices.Sorted(maps.Keys(m.IDs)) {
+		id := m.IDs[name]
 		if len(id.Of) == 0 {
 			return nil, authorErr(file, "id %q: list the input fields it is a hash of under of:", name)
 		}
@@ -171,11 +173,11 @@ func (m *Manifest) pointers() []string {
 	for _, r := range m.Rules.SectionRefs {
 		ps = append(ps, r.Field)
 	}
-	for _, id := range m.IDs {
-		ps = append(ps, id.Of...)
+	for _, name := range slices.Sorted(maps.Keys(m.IDs)) {
+		ps = append(ps, m.IDs[name].Of...)
 	}
-	for _, p := range m.Log {
-		ps = append(ps, p)
+	for _, name := range slices.Sorted(maps.Keys(m.Log)) {
+		ps = append(ps, m.Log[name])
 	}
 	return ps
 }
