@@ -134,7 +134,9 @@ var ErrNotFound = errors.New("not in the audit store")
 // such as a delegation_id.
 func (s *Store) Resolve(key string) (string, error) {
 	var hashes []string
-	rows, err := s.db.Query(`SELECT hash FROM ids WHERE value = ? UNION SELECT hash FROM prompts WHERE hash LIKE ? || '%' LIMIT 3`, key, key)
+	// A prefix of a hash is compared as text: LIKE would read % and _ in the key as wildcards.
+	rows, err := s.db.Query(`SELECT hash FROM ids WHERE value = ?1
+		UNION SELECT hash FROM prompts WHERE ?1 <> '' AND substr(hash, 1, length(?1)) = ?1 LIMIT 3`, key)
 	if err != nil {
 		return "", err
 	}

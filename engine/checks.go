@@ -57,7 +57,7 @@ func (v *Variant) check(res *Result, data map[string]any) error {
 			return err
 		} else if on {
 			at := v.find(res, rule)
-			add(fmt.Sprintf("forbid %q", rule.Text), at < 0, "%s", lineMessage(res.Text, at, "found at"))
+			add(fmt.Sprintf("forbid %q", rule.Text), at < 0, "%s", whereInPrompt(res, at, "found at"))
 		}
 	}
 	for i, rule := range c.Require {
@@ -99,7 +99,7 @@ func (v *Variant) checkHeadings(res *Result, add func(string, bool, string, ...a
 				continue
 			}
 			if lines[i] != 0 {
-				add("headings", false, "%q appears twice, at lines %d and %d of the prompt", w, lines[i], h.Line)
+				add("headings", false, "%q appears twice, at line %d and %s", w, lines[i], whereInPrompt(res, h.Offset, "at"))
 				return
 			}
 			lines[i] = h.Line
@@ -151,11 +151,19 @@ func (v *Variant) find(res *Result, rule TextRule) int {
 	return -1
 }
 
-func lineMessage(text string, at int, what string) string {
+// whereInPrompt says where an offset of the prompt is: its line, and the section
+// whose template wrote it, which is where an author or caller can look.
+func whereInPrompt(res *Result, at int, what string) string {
 	if at < 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s line %d of the prompt", what, 1+strings.Count(text[:at], "\n"))
+	msg := fmt.Sprintf("%s line %d of the prompt", what, 1+strings.Count(res.Text[:at], "\n"))
+	for _, s := range res.Sections {
+		if at >= s.Start && at < s.End {
+			msg += fmt.Sprintf(", written by section %s (%s.md.tmpl or the input it shows)", s.Name, s.Name)
+		}
+	}
+	return msg
 }
 
 func firstDiff(a, b string) int {

@@ -19,7 +19,7 @@ const (
 
 // Error is the one error type the engine returns. Field locates the problem: a
 // JSON pointer into the input ("/trigger/from") or a file position
-// ("templates/space/trigger.md.tmpl:4:12"). Hints say what to do about it.
+// ("templates/<variant>/<section>.md.tmpl:4:12"). Hints say what to do about it.
 type Error struct {
 	Kind     Kind     `json:"kind"`
 	Reason   string   `json:"reason"`

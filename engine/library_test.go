@@ -115,6 +115,7 @@ func TestInputRules(t *testing.T) {
 		{"title: T\nstyle: fanci\n", "/style", "unknown value"},
 		{"title: T\nbody: \"" + strings.Repeat("x", 21) + "\"\n", "/body", "over the limit of 20 bytes"},
 		{"title: \"a >>> b\"\n", "/title", "marker text"},
+		{"title: T\ntags: {\"k >>> v\": x}\n", "/tags/k >>> v", "marker text"},
 		{"title: T\nbody: \"<<<\"\n", "/body", "never closed"},
 		{"title: 1\n", "/title", "expected string"},
 		{"titel: T\n", "/titel", "unknown field"},
@@ -256,6 +257,9 @@ func TestTemplateErrorsAtRender(t *testing.T) {
 	e := AsError(err)
 	if e.Kind != KindTemplate || !strings.HasPrefix(e.Field, "templates/note/items.md.tmpl:2:") || !strings.Contains(e.Error(), `no field "nosuch"`) {
 		t.Fatalf("got %#v", e)
+	}
+	if !strings.Contains(e.Error(), `{{ if hasKey . "nosuch" }}`) {
+		t.Errorf("the hint does not name the object to test: %s", e.Error())
 	}
 	if strings.Contains(e.Error(), "executing") {
 		t.Errorf("Go internals leak into the message: %s", e.Error())

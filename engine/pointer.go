@@ -99,8 +99,9 @@ func matchAll(root any, pattern string) []match {
 	return out
 }
 
-// walkStrings calls fn for every string in the tree with the tokens of its
-// path; pointerOf turns them into a JSON pointer when one is needed.
+// walkStrings calls fn for every string in the tree, object keys included
+// (with the path of the value they name), with the tokens of its path;
+// pointerOf turns them into a JSON pointer when one is needed.
 func walkStrings(v any, fn func(path []string, s string)) {
 	var path []string
 	var walk func(v any)
@@ -111,6 +112,7 @@ func walkStrings(v any, fn func(path []string, s string)) {
 		case map[string]any:
 			for k, e := range c {
 				path = append(path, k)
+				fn(path, k) // a key is text the templates may print too
 				walk(e)
 				path = path[:len(path)-1]
 			}

@@ -195,7 +195,7 @@ func argsToAttrs(args []any) []slog.Attr {
 // inheritedPaths lists the SectionPaths of the content each verbatim region
 // carries, under the path of the heading that holds the region.
 func inheritedPaths(res *Result, v *Variant) []string {
-	var out []string
+	out := []string{}
 	for _, r := range res.Regions {
 		holder := ""
 		for _, h := range res.Outline {

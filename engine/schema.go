@@ -12,7 +12,7 @@ import (
 )
 
 // schemaURL is how schemas name each other: a $ref of "common.schema.json"
-// inside schemas/space.schema.json resolves to another file of the library.
+// inside schemas/<name>.schema.json resolves to another file of the library.
 const schemaURL = "file:///schemas/"
 
 // schemaSet is every compiled schema of a library plus the raw documents, which

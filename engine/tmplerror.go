@@ -44,8 +44,12 @@ func (v *Variant) templateError(err error) *Error {
 	switch {
 	case noKey.MatchString(reason):
 		key := noKey.FindStringSubmatch(reason)[1]
-		e.hint(`the data has no field %q here: give it a "default" in schemas/%s.schema.json, or test for it with {{ if hasKey . %q }}`,
-			key, v.Manifest.Schema, key)
+		obj := "."
+		if i := strings.LastIndex(at, "."+key); i > 0 && strings.HasPrefix(at, ".") {
+			obj = at[:i]
+		}
+		e.hint(`the data has no field %q here: give it a "default" in schemas/%s.schema.json, or test for it with {{ if hasKey %s %q }}`,
+			key, v.Manifest.Schema, obj, key)
 	case strings.Contains(reason, "nil pointer evaluating"):
 		e.hint("a value on this path is null or missing; guard it with {{ with ... }}")
 	case strings.Contains(reason, "can't evaluate field"):

@@ -55,9 +55,6 @@ output is always JSON, and --format json writes warnings as JSON lines.`,
 }
 
 func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error {
-	if a.format != "text" && a.format != "json" {
-		return usageError("--format must be text or json, not %q", a.format)
-	}
 	dir := o.dir
 	if dir == "" {
 		dir = "."

@@ -78,6 +78,12 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 		"count tokens per section with this encoding (o200k_base, cl100k_base, p50k_base, r50k_base); shown by --format json and render check")
 	opts.register(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%s", err.Error()) })
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if a.format != "text" && a.format != "json" {
+			return usageError("--format must be text or json, not %q", a.format)
+		}
+		return nil
+	}
 	root.AddCommand(a.listCommand(), a.checkCommand(), a.extractCommand(), a.examplesCommand(), a.schemaCommand(),
 		a.serveCommand(), a.auditCommand(), a.gatherCommand())
 	return root

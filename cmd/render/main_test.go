@@ -47,6 +47,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown variant", "", []string{"delegaton", "--example", "x"}, 2, "", `did you mean "delegation"?`},
 		{"unknown example", "", []string{"delegation", "--example", "minimall"}, 2, "", `did you mean "minimal"?`},
 		{"bad format", "", []string{"delegation", "--example", "minimal", "--format", "xml"}, 2, "", "--format must be text or json"},
+		{"bad format on any command", "", []string{"list", "--format", "yaml"}, 2, "", "--format must be text or json"},
 		{"unknown flag", "", []string{"delegation", "--bogus"}, 2, "", "unknown flag"},
 		{"missing variant", "", []string{}, 2, "", "accepts 1 arg"},
 		{"both -i and --example", "", []string{"delegation", "-i", "x", "--example", "minimal"}, 2, "", "either -i or --example"},
@@ -222,6 +223,10 @@ func TestAuditChain(t *testing.T) {
 	r = runCLI(t, "", "audit", "show", "dlg-unknown", "--audit", db)
 	if r.code != 2 || !strings.Contains(r.stderr, "dlg-unknown") {
 		t.Fatalf("unknown id: exit %d %s", r.code, r.stderr)
+	}
+	r = runCLI(t, "", "audit", "show", "%", "--audit", db)
+	if r.code != 2 || !strings.Contains(r.stderr, "no prompt") {
+		t.Fatalf("a wildcard is not a prefix: exit %d %s", r.code, r.stderr)
 	}
 	r = runCLI(t, "", "audit", "show", "x")
 	if r.code != 2 || !strings.Contains(r.stderr, "--audit FILE") {

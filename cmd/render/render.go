@@ -30,9 +30,6 @@ func (a *app) loadInput(v *engine.Variant, o renderOptions) (engine.Input, error
 
 // render renders a variant; checkOnly prints the check report instead of the prompt.
 func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
-	if a.format != "text" && a.format != "json" {
-		return usageError("--format must be text or json, not %q", a.format)
-	}
 	lib, err := a.library()
 	if err != nil {
 		return err
