@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/promptsmith/promptsmith/internal/testrepo"
 )
 
 // hostFS is a small variant with probes of every kind, written for these
@@ -93,29 +94,12 @@ func fakeCommand(t *testing.T, name, script string) {
 // gitRepo makes a repository with one commit and one modified file.
 func gitRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dir := t.TempDir()
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com",
-			"-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	write := func(name, text string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git("init", "-q")
-	write("a.txt", "one\n")
-	git("add", "a.txt")
-	git("commit", "-q", "-m", "Add a.txt")
-	write("a.txt", "two\n")
-	return dir
+	repo := testrepo.New(t)
+	repo.Write("a.txt", "one\n")
+	repo.Git("add", "a.txt")
+	repo.Git("commit", "-q", "-m", "Add a.txt")
+	repo.Write("a.txt", "two\n")
+	return repo.Dir
 }
 
 func fixedClock(t *testing.T) {

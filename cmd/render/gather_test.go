@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/testrepo"
 )
 
 // hostLibrary writes a library with one small variant whose probes read an
@@ -159,30 +161,13 @@ func TestGatherCommand(t *testing.T) {
 // The swarm variant's own probes, end to end: a repository with a commit and
 // a change, AGENTS.md and a bd that answers.
 func TestGatherSwarm(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dir := t.TempDir()
-	git := func(args ...string) {
-		cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com",
-			"-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q")
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	git("add", "main.go")
-	git("commit", "-q", "-m", "Start the service")
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# Rules\n\nRun `go test ./...`.\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	repo := testrepo.New(t)
+	dir := repo.Dir
+	repo.Write("main.go", "package main\n")
+	repo.Git("add", "main.go")
+	repo.Git("commit", "-q", "-m", "Start the service")
+	repo.Write("main.go", "package main\n\nfunc main() {}\n")
+	repo.Write("AGENTS.md", "# Rules\n\nRun `go test ./...`.\n")
 	fakeBD(t, `echo '[{"id": "SWARM-42", "title": "Implement user authentication endpoint", "status": "open", "priority": 1, "issue_type": "task"}]'`)
 
 	r := runCLI(t, "", "gather", "swarm", "--example", "minimal", "--dir", dir, "--render")

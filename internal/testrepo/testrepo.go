@@ -1,0 +1,46 @@
+// Package testrepo makes throwaway git repositories for tests of what is
+// gathered from a project.
+package testrepo
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// Repo is a git repository in a temporary directory.
+type Repo struct {
+	t   testing.TB
+	Dir string
+}
+
+// New initializes an empty repository, or skips the test without git.
+func New(t testing.TB) *Repo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	r := &Repo{t: t, Dir: t.TempDir()}
+	r.Git("init", "-q")
+	return r
+}
+
+// Git runs a git command in the repository with a fixed identity.
+func (r *Repo) Git(args ...string) {
+	r.t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com",
+		"-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = r.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// Write writes a file of the repository.
+func (r *Repo) Write(name, text string) {
+	r.t.Helper()
+	if err := os.WriteFile(filepath.Join(r.Dir, name), []byte(text), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
