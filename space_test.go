@@ -63,17 +63,6 @@ func mustRenderSpace(t *testing.T, input string) *engine.Result {
 	return res
 }
 
-// section returns what one section of the prompt holds, or "" when the
-// section was left out.
-func section(res *engine.Result, name string) string {
-	for _, s := range res.Sections {
-		if s.Name == name {
-			return res.Text[s.Start:s.End]
-		}
-	}
-	return ""
-}
-
 func TestSpaceTriggerBlocks(t *testing.T) {
 	cases := []struct {
 		name         string
@@ -123,7 +112,7 @@ func TestSpaceTriggerBlocks(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res := mustRenderSpace(t, spaceYAML(c.admin, c.multi, c.trigger))
-			if got := section(res, "trigger"); got != c.want {
+			if got := sectionText(res, "trigger"); got != c.want {
 				t.Errorf("TRIGGER block:\n%s\nwant:\n%s", got, c.want)
 			}
 			// The block stands between the members and the current time.
@@ -249,7 +238,7 @@ func TestSpaceMemoriesFiftyNewestFirst(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.n), func(t *testing.T) {
 			res := mustRenderSpace(t, spaceYAML(false, false, planTrigger, memoriesYAML(c.n)))
-			if got := section(res, "memories"); got != c.want {
+			if got := sectionText(res, "memories"); got != c.want {
 				t.Errorf("memories:\n%s\nwant:\n%s", got, c.want)
 			}
 		})
@@ -273,7 +262,7 @@ func TestSpacePayloadKeepsKeyOrder(t *testing.T) {
 			}
 			block := "TRIGGER: This run was triggered by service \"Jira\":\n" + want + "\n\n"
 			if !strings.Contains(res.Text, block) {
-				t.Errorf("payload:\n%s\nwant:\n%s", section(res, "trigger"), block)
+				t.Errorf("payload:\n%s\nwant:\n%s", sectionText(res, "trigger"), block)
 			}
 		})
 	}
@@ -307,7 +296,7 @@ func TestSpaceConcurrentRunNotice(t *testing.T) {
 				t.Errorf("prompt ends:\n%s\nwant:\n%s", res.Text[max(0, len(res.Text)-len(c.want)-20):], c.want)
 			}
 			hasRuns := strings.Contains(c.want, "⚠")
-			if strings.Contains(res.Text, "getMyRuns") != hasRuns || (section(res, "runs") != "") != hasRuns {
+			if strings.Contains(res.Text, "getMyRuns") != hasRuns || (sectionText(res, "runs") != "") != hasRuns {
 				t.Errorf("notice present: %t, want %t", strings.Contains(res.Text, "getMyRuns"), hasRuns)
 			}
 		})

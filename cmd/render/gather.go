@@ -63,11 +63,7 @@ func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error 
 		return &engine.Error{Kind: engine.KindUsage, Field: "--dir", Reason: fmt.Sprintf("%s is not a directory", dir),
 			Hints: []string{"point --dir at the project or worktree the prompt is for"}}
 	}
-	lib, err := a.library()
-	if err != nil {
-		return err
-	}
-	v, err := lib.Variant(variant)
+	lib, v, err := a.variant(variant)
 	if err != nil {
 		return err
 	}

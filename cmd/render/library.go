@@ -30,11 +30,12 @@ func (a *app) library() (*engine.Library, error) {
 	return engine.Load(promptsmith.FS(), opts...)
 }
 
-// variant loads the library and returns one of its variants.
-func (a *app) variant(name string) (*engine.Variant, error) {
+// variant loads the library and returns it with one of its variants.
+func (a *app) variant(name string) (*engine.Library, *engine.Variant, error) {
 	lib, err := a.library()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return lib.Variant(name)
+	v, err := lib.Variant(name)
+	return lib, v, err
 }

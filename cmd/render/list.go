@@ -46,7 +46,7 @@ func (a *app) examplesCommand() *cobra.Command {
 		Short: "List a variant's example inputs (render <variant> --example NAME renders one)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := a.variant(args[0])
+			_, v, err := a.variant(args[0])
 			if err != nil {
 				return err
 			}
@@ -64,7 +64,7 @@ func (a *app) schemaCommand() *cobra.Command {
 		Short: "Print the JSON Schema of a variant's input",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v, err := a.variant(args[0])
+			_, v, err := a.variant(args[0])
 			if err != nil {
 				return err
 			}
