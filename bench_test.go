@@ -2,13 +2,18 @@ package promptsmith_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 	"testing"
+	"text/template"
 
+	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/funcs"
 	"gopkg.in/yaml.v3"
 )
 
@@ -73,7 +78,7 @@ func BenchmarkDelegation(b *testing.B) {
 		if c.sectionRef {
 			name += "/section-ref"
 		}
-		res, err := lib.Render("delegation", engine.Input{Name: "bench", Data: input})
+		res, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "bench", Data: input})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -81,7 +86,7 @@ func BenchmarkDelegation(b *testing.B) {
 			b.SetBytes(int64(len(res.Text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := lib.Render("delegation", engine.Input{Name: "bench", Data: input}); err != nil {
+				if _, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "bench", Data: input}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -96,13 +101,14 @@ func BenchmarkDelegation(b *testing.B) {
 // text/template Execute of the variant's section templates on data that is
 // already decoded and has its defaults.
 func benchBare(b *testing.B, v *engine.Variant, data map[string]any, size int) {
-	tmpl := v.Templates()
+	tmpl := bareTemplates(b, v.Name())
+	sections := v.Manifest().Sections
 	var buf bytes.Buffer
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	for b.Loop() {
 		buf.Reset()
-		for _, s := range v.Manifest.Sections {
+		for _, s := range sections {
 			if err := tmpl.ExecuteTemplate(&buf, s+".md.tmpl", data); err != nil {
 				b.Fatal(err)
 			}
@@ -133,4 +139,28 @@ func bareData(b *testing.B, lib *engine.Library, input []byte, res *engine.Resul
 	fill(data["reporting"].(map[string]any), "citations", "")
 	data["delegation_id"] = res.IDs["delegation_id"]
 	return data
+}
+
+// bareTemplates parses a variant's template files into a plain
+// text/template set with the engine's functions: what the pipeline
+// executes, without the pipeline.
+func bareTemplates(b *testing.B, variant string) *template.Template {
+	dir := "templates/" + variant
+	var set *template.Template
+	env := &funcs.Env{Templates: func() *template.Template { return set }}
+	set = template.New(variant).Option("missingkey=error").Funcs(funcs.Map(env))
+	err := fs.WalkDir(promptsmith.FS(), dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".tmpl") {
+			return err
+		}
+		src, err := fs.ReadFile(promptsmith.FS(), p)
+		if err == nil {
+			_, err = set.New(strings.TrimPrefix(p, dir+"/")).Parse(string(src))
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return set
 }

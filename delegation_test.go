@@ -2,6 +2,7 @@ package promptsmith_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -10,12 +11,16 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/verbatim"
 )
 
 const (
 	startMarker = "<!-- PARENT PROMPT START -->"
 	endMarker   = "<!-- PARENT PROMPT END -->"
 )
+
+// parentMarkers reads a parent prompt back out of a subagent prompt.
+var parentMarkers = verbatim.Markers{Start: startMarker, End: endMarker}
 
 // delegationInput is a valid delegation input; tests change one thing each.
 func delegationInput() map[string]any {
@@ -44,7 +49,7 @@ func renderDelegation(t *testing.T, in map[string]any) (*engine.Result, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return library(t).Render("delegation", engine.Input{Name: "input.json", Data: data})
+	return library(t).Render(context.Background(), "delegation", engine.Input{Name: "input.json", Data: data})
 }
 
 func set(m map[string]any, path string, v any) map[string]any {
@@ -197,7 +202,7 @@ func TestParentRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := engine.Extract(res.Text, startMarker, endMarker, 1)
+			got, err := parentMarkers.Extract(res.Text, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,7 +243,7 @@ func TestNestedDelegation(t *testing.T) {
 	}
 	top := prompts[depth]
 	for d := 1; d <= depth; d++ {
-		got, err := engine.Extract(top, startMarker, endMarker, d)
+		got, err := parentMarkers.Extract(top, d)
 		if err != nil {
 			t.Fatalf("depth %d: %v", d, err)
 		}
@@ -246,7 +251,7 @@ func TestNestedDelegation(t *testing.T) {
 			t.Fatalf("depth %d: extracted text differs from the prompt of that level", d)
 		}
 	}
-	if _, err := engine.Extract(top, startMarker, endMarker, depth+1); err == nil {
+	if _, err := parentMarkers.Extract(top, depth+1); err == nil {
 		t.Fatal("extracting past the root succeeded")
 	}
 }
@@ -263,7 +268,7 @@ func TestExtractRefusesTamperedPrompts(t *testing.T) {
 	}
 	for name, text := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got, err := engine.Extract(text, startMarker, endMarker, 1); err == nil {
+			if got, err := parentMarkers.Extract(text, 1); err == nil {
 				t.Fatalf("extracted %q from a tampered prompt", got)
 			}
 		})
@@ -288,7 +293,7 @@ func TestDelegationID(t *testing.T) {
 		"parent:\n  tools:\n    - {cost: low, success: exit 0, id: tool.shell, name: shell}\n" +
 		"    - {id: tool.deploy, name: deploy, success: \"200\", cost: high}\n" +
 		"  prompt: \"# PM\\n\\nYou coordinate.\\n\"\n  prompt_key: workspace/pm@v1\n  agent_id: pm-1\n"
-	res, err := library(t).Render("delegation", engine.Input{Name: "in.yaml", Data: []byte(yamlIn)})
+	res, err := library(t).Render(context.Background(), "delegation", engine.Input{Name: "in.yaml", Data: []byte(yamlIn)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +332,7 @@ func TestDelegationLogs(t *testing.T) {
 	in := delegationInput()
 	set(in, "parent/prompt", "# PM\n\n## Rules\n\nBe kind.\n\n## Tools\n")
 	data, _ := json.Marshal(in)
-	res, err := lib.Render("delegation", engine.Input{Name: "in.json", Data: data})
+	res, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "in.json", Data: data})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +352,7 @@ func TestDelegationLogs(t *testing.T) {
 	buf.Reset()
 	set(in, "delegation/task_summary", startMarker)
 	data, _ = json.Marshal(in)
-	if _, err := lib.Render("delegation", engine.Input{Name: "in.json", Data: data}); err == nil {
+	if _, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "in.json", Data: data}); err == nil {
 		t.Fatal("want a refusal")
 	}
 	var fail struct {

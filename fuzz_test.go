@@ -1,6 +1,7 @@
 package promptsmith_test
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -27,7 +28,7 @@ func FuzzParentRoundTrip(f *testing.F) {
 		in := delegationInput()
 		set(in, "parent/prompt", parent)
 		data, _ := json.Marshal(in)
-		res, err := lib.Render("delegation", engine.Input{Name: "fuzz", Data: data})
+		res, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "fuzz", Data: data})
 		if err != nil {
 			if e := engine.AsError(err); e.Kind != engine.KindInput || e.Field == "" {
 				t.Fatalf("parent %q: not a structured input error: %#v", parent, e)
@@ -37,7 +38,7 @@ func FuzzParentRoundTrip(f *testing.F) {
 		// encoding/json replaces invalid UTF-8 with U+FFFD: compare with what was sent.
 		var sent struct{ Parent struct{ Prompt string } }
 		json.Unmarshal(data, &sent)
-		got, err := engine.Extract(res.Text, startMarker, endMarker, 1)
+		got, err := parentMarkers.Extract(res.Text, 1)
 		if err != nil || got != sent.Parent.Prompt {
 			t.Fatalf("parent %q: extracted %q, %v", sent.Parent.Prompt, got, err)
 		}

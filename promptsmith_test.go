@@ -1,6 +1,7 @@
 package promptsmith_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +41,7 @@ func TestGolden(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := lib.Render(name, in)
+				res, err := lib.Render(context.Background(), name, in)
 				if err != nil {
 					t.Fatalf("render: %v", err)
 				}
@@ -72,8 +73,8 @@ func TestDeterministic(t *testing.T) {
 		v, _ := lib.Variant(name)
 		for _, ex := range v.Examples() {
 			in, _ := v.Example(ex)
-			a, err1 := lib.Render(name, in)
-			b, err2 := other.Render(name, in)
+			a, err1 := lib.Render(context.Background(), name, in)
+			b, err2 := other.Render(context.Background(), name, in)
 			if err1 != nil || err2 != nil {
 				t.Fatalf("%s/%s: %v %v", name, ex, err1, err2)
 			}
@@ -98,7 +99,7 @@ func TestConcurrentRenders(t *testing.T) {
 		v, _ := lib.Variant(name)
 		for _, ex := range v.Examples() {
 			in, _ := v.Example(ex)
-			res, err := lib.Render(name, in)
+			res, err := lib.Render(context.Background(), name, in)
 			if err != nil {
 				t.Fatalf("%s/%s: %v", name, ex, err)
 			}
@@ -115,7 +116,7 @@ func TestConcurrentRenders(t *testing.T) {
 				j := jobs[(i+g)%len(jobs)]
 				v, _ := lib.Variant(j.variant)
 				in, _ := v.Example(j.example)
-				res, err := lib.Render(j.variant, in)
+				res, err := lib.Render(context.Background(), j.variant, in)
 				if err != nil {
 					errs <- err.Error()
 				} else if res.Text != j.want {

@@ -1,6 +1,7 @@
 package promptsmith_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -51,7 +52,7 @@ func spaceYAML(admin, multi bool, trigger string, extra ...string) string {
 
 func renderSpace(t *testing.T, input string) (*engine.Result, error) {
 	t.Helper()
-	return library(t).Render("space", engine.Input{Name: "input.yaml", Data: []byte(input)})
+	return library(t).Render(context.Background(), "space", engine.Input{Name: "input.yaml", Data: []byte(input)})
 }
 
 func mustRenderSpace(t *testing.T, input string) *engine.Result {
@@ -256,7 +257,7 @@ func TestSpacePayloadKeepsKeyOrder(t *testing.T) {
 	yamlIn := spaceYAML(false, false, `{type: service, serviceName: Jira, payload: {zeta: 1, alpha: {y: true, b: null, a: [3, "<x>", {k2: v, k1: 1.5}]}, msg: "line 1\nsaid \"hi\""}}`)
 	for name, in := range map[string]string{"json": jsonIn, "yaml": yamlIn} {
 		t.Run(name, func(t *testing.T) {
-			res, err := library(t).Render("space", engine.Input{Name: "input." + name, Data: []byte(in)})
+			res, err := library(t).Render(context.Background(), "space", engine.Input{Name: "input." + name, Data: []byte(in)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -439,7 +440,7 @@ func TestSpaceCheckKeepsDelegateToAgentFromNonAdmins(t *testing.T) {
 		return lib
 	}
 	render := func(lib *engine.Library, input string) (*engine.Result, error) {
-		return lib.Render("space", engine.Input{Name: "input.yaml", Data: []byte(input)})
+		return lib.Render(context.Background(), "space", engine.Input{Name: "input.yaml", Data: []byte(input)})
 	}
 
 	// A broken admin condition: every agent is told about delegateToAgent.
@@ -504,8 +505,8 @@ func TestSpaceExamplesCoverTheSeed(t *testing.T) {
 			t.Fatalf("%s is not an admin's", name)
 		}
 		nonadmin := engine.Input{Name: name, Data: []byte(strings.Replace(string(admin.Data), "isAdmin: true", "isAdmin: false", 1))}
-		a, err1 := lib.Render("space", admin)
-		b, err2 := lib.Render("space", nonadmin)
+		a, err1 := lib.Render(context.Background(), "space", admin)
+		b, err2 := lib.Render(context.Background(), "space", nonadmin)
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
 		}
@@ -538,7 +539,7 @@ func BenchmarkSpace(b *testing.B) {
 		if in.Data, err = json.Marshal(data); err != nil {
 			b.Fatal(err)
 		}
-		res, err := lib.Render("space", in)
+		res, err := lib.Render(context.Background(), "space", in)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -546,7 +547,7 @@ func BenchmarkSpace(b *testing.B) {
 			b.SetBytes(int64(len(res.Text)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := lib.Render("space", in); err != nil {
+				if _, err := lib.Render(context.Background(), "space", in); err != nil {
 					b.Fatal(err)
 				}
 			}

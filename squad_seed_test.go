@@ -1,6 +1,7 @@
 package promptsmith_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -423,7 +424,7 @@ func squadAssertMatchesSeed(t *testing.T, in engine.Input) {
 		t.Fatalf("decoding %s for the reference: %v", in.Name, err)
 	}
 	want := squadBuildAgentSystemPrompt(decoded)
-	res, err := library(t).Render("squad", in)
+	res, err := library(t).Render(context.Background(), "squad", in)
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
@@ -573,7 +574,7 @@ func TestSquadReworkTruncation(t *testing.T) {
 				"task":     map[string]any{"id": "T-2", "title": "t", "agent": "backend", "status": "pending", "retryOf": "T-1"},
 				"tasks":    []any{map[string]any{"id": "T-1", "title": "t", "agent": "backend", "status": "failed", "output": c.output}},
 			}
-			res, err := library(t).RenderValue("squad", in)
+			res, err := library(t).RenderValue(context.Background(), "squad", in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -622,7 +623,7 @@ func squadRender(t *testing.T, in map[string]any) (*engine.Result, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return library(t).Render("squad", engine.Input{Name: "input.json", Data: data})
+	return library(t).Render(context.Background(), "squad", engine.Input{Name: "input.json", Data: data})
 }
 
 // TestSquadAcceptsStoreFields: store objects may carry fields the builder
@@ -718,7 +719,7 @@ task:
   status: pending
   retryCount: two
 `
-	_, err := library(t).Render("squad", engine.Input{Name: "input.yaml", Data: []byte(doc)})
+	_, err := library(t).Render(context.Background(), "squad", engine.Input{Name: "input.yaml", Data: []byte(doc)})
 	e := engine.AsError(err)
 	if e == nil || e.Field != "/task/retryCount" || !strings.HasPrefix(e.Position, "input.yaml:9:") {
 		t.Fatalf("got %v (field %q, position %q); want /task/retryCount at input.yaml:9", err, e.Field, e.Position)

@@ -1,6 +1,7 @@
 package promptsmith_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -138,7 +139,7 @@ func TestWorkspaceMatchesSeed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := library(t).Render("workspace", engine.Input{Name: "input.json", Data: data})
+			res, err := library(t).Render(context.Background(), "workspace", engine.Input{Name: "input.json", Data: data})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,7 @@
 package promptsmith_test
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func renderWorkspace(t *testing.T, in map[string]any) (*engine.Result, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return library(t).Render("workspace", engine.Input{Name: "input.json", Data: data})
+	return library(t).Render(context.Background(), "workspace", engine.Input{Name: "input.json", Data: data})
 }
 
 func mustRenderWorkspace(t *testing.T, in map[string]any) *engine.Result {
@@ -284,7 +285,7 @@ func TestWorkspaceDelegationFailureLast(t *testing.T) {
 	var fixed string
 	for _, ex := range v.Examples() {
 		in, _ := v.Example(ex)
-		res, err := lib.Render("workspace", in)
+		res, err := lib.Render(context.Background(), "workspace", in)
 		if err != nil {
 			t.Fatalf("%s: %v", ex, err)
 		}
@@ -392,7 +393,7 @@ func TestWorkspaceErrorPosition(t *testing.T) {
 		"  - name: Frontend Agent\n" +
 		"    description: Builds the web client.\n" +
 		"  - description: Builds the API.\n"
-	_, err := library(t).Render("workspace", engine.Input{Name: "pm.yaml", Data: []byte(in)})
+	_, err := library(t).Render(context.Background(), "workspace", engine.Input{Name: "pm.yaml", Data: []byte(in)})
 	e := engine.AsError(err)
 	if e == nil || e.Field != "/peers/1/name" || e.Position != "pm.yaml:7:5" {
 		t.Fatalf("got %#v, want /peers/1/name at pm.yaml:7:5", e)

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/verbatim"
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
 )
 
@@ -97,7 +98,8 @@ func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 		}
 	}
 	for _, r := range res.Regions {
-		vb := v.Verbatim(r.Name)
+		vb, _ := v.Verbatim(r.Name)
+		markers := verbatim.Of(vb)
 		child, text := hash, res.Text[r.Start:r.End]
 		// Walk down the nesting: each embedded prompt may embed another.
 		for {
@@ -108,7 +110,7 @@ func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 			if _, err := tx.Exec(`INSERT OR REPLACE INTO embeds(child, parent, region) VALUES(?, ?, ?)`, child, parent, r.Name); err != nil {
 				return "", err
 			}
-			inner, err := engine.Extract(text, vb.Start, vb.End, 1)
+			inner, err := markers.Extract(text, 1)
 			if err != nil {
 				break // the root of the chain holds no embedded prompt
 			}

@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -33,7 +34,7 @@ func TestChainIsReconstructed(t *testing.T) {
 			"delegation": map[string]any{"reason": "r", "expected_completion": "e", "task_summary": "t", "required_outputs": []string{"x"}},
 		}
 		data, _ := json.Marshal(in)
-		last, err = lib.Render("delegation", engine.Input{Name: "in", Data: data})
+		last, err = lib.Render(context.Background(), "delegation", engine.Input{Name: "in", Data: data})
 		if err != nil {
 			t.Fatal(err)
 		}

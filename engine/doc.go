@@ -5,9 +5,40 @@
 // JSON Schema schemas/<schema>.schema.json for its input. The engine knows no
 // variant by name: everything a variant needs is declared in those files.
 //
-// Rendering is a fixed pipeline:
+// Start with Load (or LoadDir), then Library.Render. Rendering is a fixed
+// pipeline, each stage a package of its own that this one only orchestrates:
 //
-//	decode → validate → defaults → input rules → ids → sections → join → checks → Result
+//	input     decode JSON or YAML, keeping key order and positions
+//	schema    validate, explain violations, fill in defaults
+//	verbatim  keep embedded fields extractable (markers, regions, Extract)
+//	rules     the manifest's input rules (unique, references, ...)
+//	          ids: hashes of input fields (this package)
+//	funcs     the template functions, run by text/template per section
+//	check     the manifest's checks, on the outline of the prompt (outline)
 //
-// A Library is immutable once loaded and safe for concurrent use.
+// with manifest (prompt.yaml), pointer (JSON pointers) and problem (the
+// error type) beneath them all.
+//
+// # Import rules
+//
+// The packages form a tree with this one on top; none imports a package
+// above it, and TestImportRules keeps that true:
+//
+//	engine
+//	├── check    → outline, verbatim, manifest, pointer, problem
+//	├── rules    → input, manifest, pointer, problem
+//	├── funcs    → input
+//	├── schema   → input, pointer, problem
+//	├── outline  → verbatim
+//	├── verbatim → input, manifest, pointer, problem
+//	├── manifest → pointer, problem
+//	├── input    → pointer, problem
+//	├── pointer
+//	└── problem
+//
+// Nothing on the render path imports os/exec, syscall, net or the gather
+// package: rendering reads its input and nothing else of the host. No
+// package holds mutable state at package level: it lives in a Library, a
+// render or an option. A Library is immutable once loaded and safe for
+// concurrent use.
 package engine

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -69,7 +70,7 @@ func renderNote(t *testing.T, input string) (*Result, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return lib.Render("note", Input{Name: "in.yaml", Data: []byte(input)})
+	return lib.Render(context.Background(), "note", Input{Name: "in.yaml", Data: []byte(input)})
 }
 
 func TestRenderPipeline(t *testing.T) {
@@ -173,17 +174,17 @@ func TestFieldForbiddenByABranch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = lib.Render("note", Input{Name: "in.yaml", Data: []byte("title: T\nbody: x\n")})
+	_, err = lib.Render(context.Background(), "note", Input{Name: "in.yaml", Data: []byte("title: T\nbody: x\n")})
 	e := AsError(err)
 	if e == nil || e.Field != "/body" || e.Reason != `"body" is not allowed here` ||
 		len(e.Hints) == 0 || e.Hints[0] != "this field is: Admins only: text kept verbatim." {
 		t.Errorf("got %#v", e)
 	}
-	if _, err := lib.Render("note", Input{Name: "in.yaml", Data: []byte("title: T\nadmin: true\nbody: x\n")}); err != nil {
+	if _, err := lib.Render(context.Background(), "note", Input{Name: "in.yaml", Data: []byte("title: T\nadmin: true\nbody: x\n")}); err != nil {
 		t.Errorf("allowed for admins: %v", err)
 	}
 	// const false is a value, not a forbidden field.
-	_, err = lib.Render("note", Input{Name: "in.yaml", Data: []byte("title: T\nstyle: true\n")})
+	_, err = lib.Render(context.Background(), "note", Input{Name: "in.yaml", Data: []byte("title: T\nstyle: true\n")})
 	if e := AsError(err); e == nil || e.Field != "/style" || strings.Contains(e.Reason, "not allowed here") {
 		t.Errorf("const false: %v", err)
 	}
@@ -253,9 +254,9 @@ func TestTemplateErrorsAtRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = lib.Render("note", Input{Name: "in", Data: []byte("title: T\n")})
+	_, err = lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\n")})
 	e := AsError(err)
-	if e.Kind != KindTemplate || !strings.HasPrefix(e.Field, "templates/note/items.md.tmpl:2:") || !strings.Contains(e.Error(), `no field "nosuch"`) {
+	if e.Kind != KindTemplate || !strings.HasPrefix(e.Position, "templates/note/items.md.tmpl:2:") || !strings.Contains(e.Error(), `no field "nosuch"`) {
 		t.Fatalf("got %#v", e)
 	}
 	if !strings.Contains(e.Error(), `{{ if hasKey . "nosuch" }}`) {
@@ -289,7 +290,7 @@ func TestDefaultsKeepKeyOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := lib.Render("note", Input{Name: "in", Data: []byte(`{"title": "T", "tags": {}, "refs": []}`)})
+	res, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte(`{"title": "T", "tags": {}, "refs": []}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +308,7 @@ func TestIncludeRecursionIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = lib.Render("note", Input{Name: "in", Data: []byte("title: T\nstyle: plain\n")})
+	_, err = lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\nstyle: plain\n")})
 	if e := AsError(err); e == nil || e.Kind != KindTemplate || !strings.Contains(e.Reason, "include each other too deeply") {
 		t.Fatalf("got %v", err)
 	}

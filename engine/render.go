@@ -4,12 +4,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
-	"sync"
+
+	"github.com/promptsmith/promptsmith/engine/check"
+	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/engine/outline"
+	"github.com/promptsmith/promptsmith/engine/verbatim"
 )
+
+// Input is a document to render: JSON or YAML bytes and a name for error
+// positions ("stdin", a file path, "example basic").
+type Input = input.Input
 
 // Result is a rendered prompt and what is known about it. The CLI's
 // --format json and the HTTP API return it as it is.
@@ -32,6 +41,15 @@ type Section struct {
 	Tokens int    `json:"tokens,omitempty"` // with WithTokenCounter
 }
 
+// Heading is one top-level heading of a prompt, with its SectionPath.
+type Heading = outline.Heading
+
+// Region is the byte range of a verbatim field inside a prompt.
+type Region = verbatim.Region
+
+// CheckResult is the outcome of one manifest check on a rendered prompt.
+type CheckResult = check.Result
+
 // OK reports whether every check passed.
 func (r *Result) OK() bool {
 	for _, c := range r.Checks {
@@ -42,99 +60,103 @@ func (r *Result) OK() bool {
 	return true
 }
 
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 // Render runs the whole pipeline for one input. A failed check returns the
 // Result together with an *Error of KindCheck, so that callers can show both;
-// every other failure returns only the *Error.
-func (lib *Library) Render(variant string, in Input) (*Result, error) {
+// every other failure returns only the *Error. ctx bounds the render: it is
+// consulted between stages and while templates write.
+func (lib *Library) Render(ctx context.Context, variant string, in Input) (*Result, error) {
 	v, err := lib.Variant(variant)
 	if err != nil {
 		return nil, err
 	}
-	return v.render(lib, in)
+	return v.render(ctx, in)
 }
 
 // RenderValue renders a Go value (a struct or map) by way of its JSON encoding,
 // so that struct field order becomes the key order templates see.
-func (lib *Library) RenderValue(variant string, value any) (*Result, error) {
+func (lib *Library) RenderValue(ctx context.Context, variant string, value any) (*Result, error) {
 	data, err := json.Marshal(value)
 	if err != nil {
 		return nil, &Error{Kind: KindInput, Reason: "cannot encode the input as JSON: " + err.Error(), Err: err}
 	}
-	return lib.Render(variant, Input{Name: "value", Data: data})
+	return lib.Render(ctx, variant, Input{Name: "value", Data: data})
 }
 
-func (v *Variant) render(lib *Library, in Input) (res *Result, err error) {
-	var ids map[string]string
-	var attrs []any
+// render is the pipeline: decode → validate → defaults → input rules → ids
+// → sections → join → checks.
+func (v *Variant) render(ctx context.Context, in Input) (res *Result, err error) {
+	rec := v.startLog()
 	defer func() {
 		if err != nil {
-			lib.logFailure(v, ids, attrs, err)
+			rec.failure(err)
 		}
 	}()
-	doc, err := decode(in)
+	if err := ctx.Err(); err != nil {
+		return nil, cancelled(err)
+	}
+	doc, err := input.Decode(in, v.lib.order)
 	if err != nil {
 		return nil, err
 	}
-	defer doc.release()
-	verr := v.schemas.validate(v.schema, doc)
-	v.defaults.apply(doc.root, &doc.order, 0)
-	ids = v.computeIDs(doc.root)
-	attrs = v.logAttrs(doc.root)
+	defer doc.Release()
+	verr := v.schema.Validate(doc)
+	v.schema.ApplyDefaults(doc)
+	ids := v.computeIDs(doc.Root)
+	rec.input(ids, doc.Root)
 	if verr != nil {
 		return nil, verr
 	}
-	if err := v.checkVerbatimInput(doc.root); err != nil {
-		return nil, withPosition(err, doc)
+	if err := verbatim.CheckInput(doc, v.manifest.Verbatim); err != nil {
+		return nil, doc.Locate(err)
 	}
-	if err := v.checkRules(doc.root); err != nil {
-		return nil, withPosition(err, doc)
+	if err := v.rules.Check(doc); err != nil {
+		return nil, doc.Locate(err)
 	}
 	for _, name := range slices.Sorted(maps.Keys(ids)) {
-		doc.root[name] = ids[name]
-		doc.order.appendKey(doc.root, name)
+		doc.Root[name] = ids[name]
+		doc.AppendKey(doc.Root, name)
 	}
-	res, err = v.execute(doc.root)
+	if err := ctx.Err(); err != nil {
+		return nil, cancelled(err)
+	}
+	res, err = v.execute(ctx, doc.Root)
 	if err != nil {
 		return nil, err
 	}
 	res.IDs = ids
-	if lib.tokens != nil {
+	if tc := v.lib.opts.tokens; tc != nil {
 		for i, s := range res.Sections {
-			res.Sections[i].Tokens = lib.tokens.CountTokens(res.Text[s.Start:s.End])
+			res.Sections[i].Tokens = tc.CountTokens(res.Text[s.Start:s.End])
 		}
-		res.Tokens = lib.tokens.CountTokens(res.Text)
+		res.Tokens = tc.CountTokens(res.Text)
 	}
-	if cerr := v.check(res, doc.root); cerr != nil {
+	if err := ctx.Err(); err != nil {
+		return nil, cancelled(err)
+	}
+	if cerr := v.check(res, doc.Root); cerr != nil {
 		return res, cerr
 	}
-	lib.logSuccess(v, res, ids, attrs)
+	rec.success(res)
 	return res, nil
-}
-
-func withPosition(err error, doc *document) error {
-	if e, ok := err.(*Error); ok && e.Position == "" && strings.HasPrefix(e.Field, "/") {
-		e.Position = doc.position(e.Field)
-	}
-	return err
 }
 
 // execute renders the sections into one buffer, dropping those that wrote only
 // white space together with the joiner before them.
-func (v *Variant) execute(data map[string]any) (*Result, error) {
-	buf := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(buf)
-	buf.Reset()
-	join := v.Manifest.join()
-	spans := make([]Section, 0, len(v.Manifest.Sections))
-	for _, name := range v.Manifest.Sections {
+func (v *Variant) execute(ctx context.Context, data map[string]any) (*Result, error) {
+	var buf bytes.Buffer
+	w := &contextWriter{buf: &buf, done: ctx.Done()}
+	join := v.manifest.JoinText()
+	spans := make([]Section, 0, len(v.manifest.Sections))
+	for _, name := range v.manifest.Sections {
 		mark := buf.Len()
 		if len(spans) > 0 {
 			buf.WriteString(join)
 		}
 		start := buf.Len()
-		if err := v.tmpl.ExecuteTemplate(buf, name+".md.tmpl", data); err != nil {
+		if err := v.tmpl.ExecuteTemplate(w, name+".md.tmpl", data); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, cancelled(cerr)
+			}
 			return nil, v.templateError(err)
 		}
 		if len(bytes.TrimSpace(buf.Bytes()[start:])) == 0 {
@@ -143,85 +165,69 @@ func (v *Variant) execute(data map[string]any) (*Result, error) {
 		}
 		spans = append(spans, Section{Name: name, Start: start, End: buf.Len()})
 	}
-	return &Result{Variant: v.Name, Text: buf.String(), Sections: spans}, nil
+	return &Result{Variant: v.name, Text: buf.String(), Sections: spans}, nil
 }
 
-func (v *Variant) logAttrs(root map[string]any) []any {
-	var attrs []any
-	for _, name := range slices.Sorted(maps.Keys(v.Manifest.Log)) {
-		if val, ok := lookup(root, v.Manifest.Log[name]); ok {
-			attrs = append(attrs, slog.Any(name, val))
-		}
-	}
-	return attrs
-}
-
-func (lib *Library) logSuccess(v *Variant, res *Result, ids map[string]string, attrs []any) {
-	ctx := context.Background()
-	if !lib.logger.Enabled(ctx, slog.LevelInfo) {
-		return
-	}
-	args := []any{slog.String("variant", v.Name)}
-	for _, name := range slices.Sorted(maps.Keys(ids)) {
-		args = append(args, slog.String(name, ids[name]))
-	}
-	args = append(args, attrs...)
-	args = append(args, slog.Int("bytes", len(res.Text)))
-	if len(res.Regions) > 0 {
-		args = append(args, slog.Any("inherited", inheritedPaths(res, v)))
-	}
-	lib.logger.LogAttrs(ctx, slog.LevelInfo, "prompt rendered", argsToAttrs(args)...)
-}
-
-func (lib *Library) logFailure(v *Variant, ids map[string]string, attrs []any, err error) {
-	e := AsError(err)
-	args := []any{slog.String("variant", v.Name)}
-	for _, name := range slices.Sorted(maps.Keys(ids)) {
-		args = append(args, slog.String(name, ids[name]))
-	}
-	args = append(args, attrs...)
-	args = append(args, slog.String("kind", string(e.Kind)), slog.String("reason", e.Reason), slog.String("field", e.Field))
-	lib.logger.LogAttrs(context.Background(), slog.LevelError, "render failed", argsToAttrs(args)...)
-}
-
-func argsToAttrs(args []any) []slog.Attr {
-	out := make([]slog.Attr, 0, len(args))
-	for _, a := range args {
-		out = append(out, a.(slog.Attr))
-	}
-	return out
-}
-
-// inheritedPaths lists the SectionPaths of the content each verbatim region
-// carries, under the path of the heading that holds the region.
-func inheritedPaths(res *Result, v *Variant) []string {
-	out := []string{}
-	for _, r := range res.Regions {
-		holder := ""
-		for _, h := range res.Outline {
-			if h.Offset < r.Start {
-				holder = h.Path
+// check fills res.Regions, res.Outline and res.Checks, and returns an
+// *Error of KindCheck when any check failed.
+func (v *Variant) check(res *Result, data map[string]any) error {
+	rep, err := check.Run(check.Prompt{
+		Text: res.Text,
+		Data: data,
+		SectionAt: func(at int) string {
+			for _, s := range res.Sections {
+				if at >= s.Start && at < s.End {
+					return s.Name
+				}
 			}
-		}
-		vb := v.verbatimByName(r.Name)
-		inner := res.Text[r.Start:r.End]
-		regions, _ := markers{vb.Start, vb.End}.topRegions(inner)
-		for _, h := range outline(inner, regions) {
-			p := h.Path
-			if holder != "" {
-				p = holder + " > " + p
-			}
-			out = append(out, p)
-		}
+			return ""
+		},
+		When: func(kind string, i int, _ manifest.TextRule) (bool, error) { return v.condition(kind, i, data) },
+	}, v.manifest)
+	if err != nil {
+		return err
 	}
-	return out
+	res.Regions, res.Outline, res.Checks = rep.Regions, rep.Outline, rep.Results
+	if f := rep.Failure(v.name, v.dir+"/prompt.yaml"); f != nil {
+		return f
+	}
+	return nil
 }
 
-func (v *Variant) verbatimByName(name string) Verbatim {
-	for _, vb := range v.Manifest.Verbatim {
-		if vb.Name == name {
-			return vb
-		}
+// condition evaluates a check's when: expression over the input.
+func (v *Variant) condition(kind string, i int, data map[string]any) (bool, error) {
+	var b bytes.Buffer
+	if err := v.tmpl.ExecuteTemplate(&b, conditionName(kind, i), data); err != nil {
+		return false, v.templateError(err)
 	}
-	return Verbatim{}
+	switch strings.TrimSpace(b.String()) {
+	case "true":
+		return true, nil
+	case "false", "":
+		return false, nil
+	}
+	return false, &Error{Kind: KindTemplate, Position: v.dir + "/prompt.yaml",
+		Reason: fmt.Sprintf("checks.%s[%d].when gave %q; it must give true or false", kind, i, b.String())}
+}
+
+// contextWriter stops a template's execution once its render is cancelled
+// or past its deadline: text/template knows no context, but every template
+// that makes work writes, and a failed write ends the execution.
+type contextWriter struct {
+	buf  *bytes.Buffer
+	done <-chan struct{}
+}
+
+func (w *contextWriter) Write(p []byte) (int, error) {
+	select {
+	case <-w.done:
+		return 0, context.Canceled
+	default:
+	}
+	return w.buf.Write(p)
+}
+
+// cancelled is the error of a render its caller gave up on.
+func cancelled(err error) error {
+	return &Error{Kind: KindUsage, Reason: "the render was stopped: " + err.Error(), Err: err}
 }

@@ -17,11 +17,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync/atomic"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/verbatim"
 )
 
 //go:embed preview.html
@@ -39,12 +41,14 @@ type Server struct {
 	// Record, when set, is called with every successful render before it is
 	// answered (an audit store); an error fails the request.
 	Record func(*engine.Variant, *engine.Result) error
+	// Logger receives the server's own faults (500s); none are logged without it.
+	Logger *slog.Logger
 	mux    *http.ServeMux
 }
 
 // New returns a Server for lib.
 func New(lib *engine.Library) *Server {
-	s := &Server{MaxBody: DefaultMaxBody, mux: http.NewServeMux()}
+	s := &Server{MaxBody: DefaultMaxBody, Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux()}
 	s.lib.Store(lib)
 	s.mux.HandleFunc("GET /v1/variants", s.variants)
 	s.mux.HandleFunc("GET /v1/variants/{variant}/schema", s.schema)
@@ -60,7 +64,7 @@ func New(lib *engine.Library) *Server {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeJSONError(w, http.StatusNotFound, &engine.Error{Kind: engine.KindUsage, Field: r.URL.Path,
+		writeJSONError(w, http.StatusNotFound, &requestError{Kind: engine.KindUsage, Path: r.URL.Path,
 			Reason: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path),
 			Hints:  []string{"the endpoints are GET /v1/variants, GET /v1/variants/{variant}/schema, GET /v1/variants/{variant}/examples/{example}, POST /v1/render/{variant}, POST /v1/check/{variant}, POST /v1/extract, and the preview page at /"}})
 	})
@@ -90,7 +94,7 @@ func (s *Server) variants(w http.ResponseWriter, r *http.Request) {
 func (s *Server) schema(w http.ResponseWriter, r *http.Request) {
 	v, err := s.lib.Load().Variant(r.PathValue("variant"))
 	if err != nil {
-		writeError(w, err)
+		s.writeError(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/schema+json")
@@ -102,12 +106,12 @@ func (s *Server) schema(w http.ResponseWriter, r *http.Request) {
 func (s *Server) example(w http.ResponseWriter, r *http.Request) {
 	v, err := s.lib.Load().Variant(r.PathValue("variant"))
 	if err != nil {
-		writeError(w, err)
+		s.writeError(w, r, err)
 		return
 	}
 	in, err := v.Example(r.PathValue("example"))
 	if err != nil {
-		writeJSONError(w, http.StatusNotFound, engine.AsError(err))
+		writeJSONError(w, http.StatusNotFound, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -120,18 +124,18 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lib := s.lib.Load()
-	res, err := lib.Render(r.PathValue("variant"), engine.Input{Name: "body", Data: body})
+	res, err := lib.Render(r.Context(), r.PathValue("variant"), engine.Input{Name: "body", Data: body})
 	checkOnly := r.Pattern == "POST /v1/check/{variant}"
 	if err == nil && !checkOnly && s.Record != nil {
 		v, _ := lib.Variant(res.Variant)
 		if rerr := s.Record(v, res); rerr != nil {
-			writeJSONError(w, http.StatusInternalServerError, &engine.Error{Kind: engine.KindUsage, Reason: "cannot record the prompt: " + rerr.Error()})
+			s.writeError(w, r, &requestError{Kind: engine.KindInternal, Reason: "cannot record the prompt: " + rerr.Error(), err: rerr})
 			return
 		}
 	}
 	switch {
 	case res == nil:
-		writeError(w, err)
+		s.writeError(w, r, err)
 	case checkOnly:
 		status := http.StatusOK
 		if err != nil {
@@ -154,19 +158,19 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 	if d := r.URL.Query().Get("depth"); d != "" {
 		n, err := strconv.Atoi(d)
 		if err != nil || n < 1 {
-			writeError(w, &engine.Error{Kind: engine.KindUsage, Field: "depth", Reason: fmt.Sprintf("depth %q is not a whole number of 1 or more", d)})
+			s.writeError(w, r, &requestError{Kind: engine.KindUsage, Parameter: "depth", Reason: fmt.Sprintf("depth %q is not a whole number of 1 or more", d)})
 			return
 		}
 		depth = n
 	}
 	vb, err := s.lib.Load().VerbatimRegion(r.URL.Query().Get("variant"), r.URL.Query().Get("region"))
 	if err != nil {
-		writeError(w, err)
+		s.writeError(w, r, err)
 		return
 	}
-	text, err := engine.Extract(string(body), vb.Start, vb.End, depth)
+	text, err := verbatim.Of(vb).Extract(string(body), depth)
 	if err != nil {
-		writeError(w, err)
+		s.writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"depth": depth, "region": vb.Name, "text": text})
@@ -176,41 +180,36 @@ func (s *Server) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		e := &engine.Error{Kind: engine.KindUsage, Reason: "cannot read the request body: " + err.Error()}
+		e := &requestError{Kind: engine.KindUsage, Reason: "cannot read the request body: " + err.Error()}
 		if errors.As(err, &tooBig) {
 			e.Reason = fmt.Sprintf("the request body is over %d bytes", s.MaxBody)
 			e.Hints = []string{"start the server with a larger --max-body"}
 			writeJSONError(w, http.StatusRequestEntityTooLarge, e)
 			return nil, false
 		}
-		writeError(w, e)
+		s.writeError(w, r, e)
 		return nil, false
 	}
 	return data, true
 }
 
-// status maps an error's kind to an HTTP status: the caller's mistakes are
-// 4xx, the library's are 500.
-func status(e *engine.Error) int {
-	switch e.Kind {
-	case engine.KindInput, engine.KindCheck:
-		return http.StatusUnprocessableEntity
-	case engine.KindTemplate:
-		return http.StatusInternalServerError
+// writeError answers with an error and the status its kind calls for; the
+// server's own faults are logged too, since nobody else will act on them.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := status(err)
+	if code >= 500 {
+		s.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "error", err.Error())
 	}
-	if errors.Is(e, engine.ErrUnknownVariant) {
-		return http.StatusNotFound
-	}
-	return http.StatusBadRequest
+	writeJSONError(w, code, err)
 }
 
-func writeError(w http.ResponseWriter, err error) {
-	e := engine.AsError(err)
-	writeJSONError(w, status(e), e)
-}
-
-func writeJSONError(w http.ResponseWriter, code int, e *engine.Error) {
-	writeJSON(w, code, map[string]any{"error": e})
+func writeJSONError(w http.ResponseWriter, code int, err error) {
+	var body any = err
+	var re *requestError
+	if !errors.As(err, &re) {
+		body = engine.AsError(err)
+	}
+	writeJSON(w, code, map[string]any{"error": body})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {

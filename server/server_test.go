@@ -1,8 +1,11 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -58,7 +61,7 @@ func TestRender(t *testing.T) {
 	}
 	// The same bytes as a Go render of the same input.
 	lib, _ := promptsmith.Library()
-	want, _ := lib.Render("delegation", engine.Input{Name: "x", Data: []byte(input)})
+	want, _ := lib.Render(context.Background(), "delegation", engine.Input{Name: "x", Data: []byte(input)})
 	if res["text"] != want.Text {
 		t.Error("the API's text differs from the library's")
 	}
@@ -71,18 +74,22 @@ func TestRender(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	ts := newServer(t)
+	// Each error names what it concerns in a member of its own: a JSON
+	// pointer into the input (field), a variant, a level of extraction, a
+	// URL path or a query parameter.
 	cases := []struct {
 		method, path, body string
 		code               int
-		field              string
+		key                string
+		value              any
 	}{
-		{"POST", "/v1/render/delegation", `{"parent": {}}`, 422, "/delegation"},
-		{"POST", "/v1/render/delegation", `{"parent": `, 422, ""},
-		{"POST", "/v1/render/nope", input, 404, "nope"},
-		{"GET", "/v1/render/delegation", "", 404, "/v1/render/delegation"},
-		{"POST", "/v1/extract?depth=0", "x", 400, "depth"},
-		{"POST", "/v1/extract", "# no markers\n", 422, "level 1"},
-		{"GET", "/v2/anything", "", 404, "/v2/anything"},
+		{"POST", "/v1/render/delegation", `{"parent": {}}`, 422, "field", "/delegation"},
+		{"POST", "/v1/render/delegation", `{"parent": `, 422, "position", "body:1:12"},
+		{"POST", "/v1/render/nope", input, 404, "variant", "nope"},
+		{"GET", "/v1/render/delegation", "", 404, "path", "/v1/render/delegation"},
+		{"POST", "/v1/extract?depth=0", "x", 400, "parameter", "depth"},
+		{"POST", "/v1/extract", "# no markers\n", 422, "level", float64(1)},
+		{"GET", "/v2/anything", "", 404, "path", "/v2/anything"},
 	}
 	for _, c := range cases {
 		code, res := do(t, ts, c.method, c.path, c.body)
@@ -93,8 +100,8 @@ func TestErrors(t *testing.T) {
 		e, _ := res["error"].(map[string]any)
 		if e == nil || e["reason"] == "" {
 			t.Errorf("%s %s: no structured error: %v", c.method, c.path, res)
-		} else if c.field != "" && e["field"] != c.field {
-			t.Errorf("%s %s: field %v, want %s", c.method, c.path, e["field"], c.field)
+		} else if e[c.key] != c.value {
+			t.Errorf("%s %s: %s %v, want %v (%v)", c.method, c.path, c.key, e[c.key], c.value, e)
 		}
 	}
 }
@@ -160,4 +167,24 @@ func TestConcurrentRequests(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestInternalErrorsAre500: the server's own faults are never blamed on the
+// caller, and are logged.
+func TestInternalErrorsAre500(t *testing.T) {
+	lib, _ := promptsmith.Library()
+	srv := server.New(lib)
+	var logged strings.Builder
+	srv.Logger = slog.New(slog.NewTextHandler(&logged, nil))
+	srv.Record = func(*engine.Variant, *engine.Result) error { return errors.New("disk full") }
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	code, res := do(t, ts, "POST", "/v1/render/delegation", input)
+	e, _ := res["error"].(map[string]any)
+	if code != 500 || e == nil || e["kind"] != "internal" {
+		t.Fatalf("status %d, %v", code, res)
+	}
+	if !strings.Contains(logged.String(), "disk full") || !strings.Contains(logged.String(), "status=500") {
+		t.Errorf("not logged: %q", logged.String())
+	}
 }

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/verbatim"
 	"github.com/spf13/cobra"
 )
 
@@ -31,9 +34,10 @@ library declares a verbatim region, it is used without asking.`,
 			if err != nil {
 				return err
 			}
-			text, err := engine.Extract(string(in.Data), vb.Start, vb.End, depth)
+			text, err := verbatim.Of(vb).Extract(string(in.Data), depth)
 			if err != nil {
-				if e, ok := err.(*engine.Error); ok && e.Position == "" {
+				var e *engine.Error
+				if errors.As(err, &e) && e.Position == "" {
 					e.Position = in.Name
 				}
 				return err

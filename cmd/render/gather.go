@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -9,6 +10,9 @@ import (
 	"syscall"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/pointer"
+	"github.com/promptsmith/promptsmith/gather"
 	"github.com/spf13/cobra"
 )
 
@@ -77,11 +81,11 @@ func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error 
 	// behind: they do not share the terminal's process group.
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	found, warns := v.Gather(ctx, dir)
+	found, warns := gather.Run(ctx, v, gather.Options{Dir: dir})
 	if ctx.Err() != nil {
 		return usageError("interrupted")
 	}
-	completed, more, err := v.Complete(base, found)
+	completed, more, err := gather.Complete(v, base, found)
 	a.warn(append(warns, more...))
 	if err != nil {
 		return err
@@ -89,7 +93,7 @@ func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error 
 	if !o.render {
 		return a.writeOutput(o.output, completed)
 	}
-	res, err := lib.Render(variant, engine.Input{Name: "gathered input", Data: completed})
+	res, err := lib.Render(ctx, variant, engine.Input{Name: "gathered input", Data: completed})
 	if err != nil {
 		err = basePositions(err, base)
 	}
@@ -101,7 +105,7 @@ func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error 
 
 // warn prints gather warnings on stderr, one a line: the field and why it
 // was left out.
-func (a *app) warn(warns []engine.GatherWarning) {
+func (a *app) warn(warns []gather.Warning) {
 	for _, w := range warns {
 		if a.format == "json" {
 			b, _ := json.Marshal(map[string]any{"warning": w})
@@ -116,20 +120,34 @@ func (a *app) warn(warns []engine.GatherWarning) {
 // completed input they were found in exists only in memory. A field that
 // is not in the base was gathered, and is said to be.
 func basePositions(err error, base engine.Input) error {
-	e, ok := err.(*engine.Error)
-	if !ok || e.Kind != engine.KindInput {
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Kind != engine.KindInput {
 		return err
+	}
+	var doc *input.Document
+	if len(base.Data) > 0 {
+		if doc, _ = input.Decode(base, nil); doc != nil {
+			defer doc.Release()
+		}
 	}
 	for _, x := range append([]*engine.Error{e}, e.Also...) {
 		if !strings.HasPrefix(x.Field, "/") {
 			continue
 		}
 		x.Position = ""
-		if len(base.Data) > 0 && engine.Has(base, x.Field) {
-			x.Position = engine.PositionOf(base, x.Field)
+		if _, ok := lookup(doc, x.Field); ok {
+			x.Position = doc.Position(x.Field)
 		} else {
 			x.Hints = append(x.Hints, "this field was gathered from the host, or is missing from both the base input and the host")
 		}
 	}
 	return err
+}
+
+// lookup finds the value at ptr in a document that may be missing.
+func lookup(doc *input.Document, ptr string) (any, bool) {
+	if doc == nil {
+		return nil, false
+	}
+	return pointer.Lookup(doc.Root, ptr)
 }

@@ -9,6 +9,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +23,7 @@ func main() {
 
 // run is main without the process: tests call it with their own streams.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	app := &app{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr}
 	root := app.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -36,6 +37,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 // app holds the streams and the flags every command shares.
 type app struct {
+	ctx            context.Context
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	templates      string

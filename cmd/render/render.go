@@ -38,7 +38,7 @@ func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
 	if err != nil {
 		return err
 	}
-	res, err := lib.Render(variant, in)
+	res, err := lib.Render(a.ctx, variant, in)
 	if res == nil {
 		return err
 	}

@@ -1,0 +1,145 @@
+// Package input decodes the JSON or YAML document a prompt is rendered from
+// into a tree of values, remembering what Go maps forget: the order of each
+// object's keys (KeyOrder) and where each value was written (Position).
+//
+// The tree holds map[string]any, []any, string, int64, float64, bool and nil,
+// whichever of JSON and YAML it came from. The package also says how such
+// values are written back as JSON (AppendJSON), hashed (Hasher) and compared
+// (Equal): one definition each, used by every stage.
+package input
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/promptsmith/promptsmith/engine/problem"
+)
+
+// Input is a document to render: JSON or YAML bytes and a name for error
+// positions ("stdin", a file path, "example basic").
+type Input struct {
+	Name string
+	Data []byte
+}
+
+// Document is a decoded input whose objects' key order is recorded.
+type Document struct {
+	Input
+	Root  map[string]any
+	order *KeyOrder
+	held  []map[string]any // every object recorded, kept alive while its entry stands
+	// YAML only: values expanded so far, and the aliases being expanded.
+	yamlValues int
+	aliasing   map[any]bool
+	positions  map[string]int // pointer → byte offset, built on the first error
+}
+
+// Decode reads an object: JSON when the input starts with '{', else YAML.
+// Both give the same tree; YAML timestamps stay strings, so that validation
+// and rendering see what the caller wrote. Key order is recorded in order,
+// or, when it is nil, in a KeyOrder of the document's own.
+func Decode(in Input, order *KeyOrder) (*Document, error) {
+	d, root, err := decode(in, order)
+	if err != nil {
+		return nil, err
+	}
+	m, ok := root.(map[string]any)
+	if !ok {
+		d.Release()
+		return nil, (&problem.Error{Kind: problem.KindInput, Field: "/", Position: in.Name,
+			Reason: fmt.Sprintf("the input must be an object, got %s", TypeName(root))}).
+			Hint("pass a JSON object ({...}) or a YAML mapping (key: value)")
+	}
+	d.Root = m
+	return d, nil
+}
+
+// DecodeJSON reads one JSON value of any type, not only an object; its
+// objects' order is recorded in the document, which it returns with it.
+func DecodeJSON(in Input, order *KeyOrder) (any, *Document, error) {
+	if order == nil {
+		order = &KeyOrder{}
+	}
+	d := &Document{Input: in, order: order}
+	trimmed := bytes.TrimLeft(in.Data, " \t\r\n\ufeff")
+	root, err := d.decodeJSON(in.Data, len(in.Data)-len(trimmed))
+	if err != nil {
+		d.Release()
+		return nil, nil, err
+	}
+	return root, d, nil
+}
+
+func decode(in Input, order *KeyOrder) (*Document, any, error) {
+	if order == nil {
+		order = &KeyOrder{}
+	}
+	d := &Document{Input: in, order: order}
+	trimmed := bytes.TrimLeft(in.Data, " \t\r\n\ufeff")
+	var root any
+	var err error
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		root, err = d.decodeJSON(in.Data, len(in.Data)-len(trimmed))
+	} else {
+		root, err = d.decodeYAML(in.Data)
+	}
+	if err != nil {
+		d.Release()
+		return nil, nil, err
+	}
+	return d, root, nil
+}
+
+// Position says where the value at a JSON pointer is written in the input,
+// as name:line:col, or where the nearest enclosing value is (a missing field
+// is reported where its object is). The input is read again for this, once
+// per document and only when an error needs a position.
+func (d *Document) Position(ptr string) string {
+	if d.positions == nil {
+		d.positions = indexPositions(d.Data)
+	}
+	for p := ptr; ; p = parent(p) {
+		if off, ok := d.positions[p]; ok {
+			line, col := lineCol(d.Data, off)
+			return fmt.Sprintf("%s:%d:%d", d.Name, line, col)
+		}
+		if p == "" {
+			return ""
+		}
+	}
+}
+
+// Locate sets the Position of err, and of the problems it lists, from the
+// Field they name, where they have none yet.
+func (d *Document) Locate(err error) error {
+	var e *problem.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	for _, x := range append([]*problem.Error{e}, e.Also...) {
+		if x.Position == "" && x.Kind == problem.KindInput && (x.Field == "" || x.Field[0] == '/') {
+			x.Position = d.Position(x.Field)
+		}
+	}
+	return err
+}
+
+// TypeName names the kind of a value as an error message says it.
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64, float64, int:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}

@@ -1,0 +1,130 @@
+package input
+
+import (
+	"encoding/json"
+	"github.com/promptsmith/promptsmith/engine/problem"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// TestJSONMatchesEncodingJSON decodes the same documents with the engine's
+// parser and with encoding/json and wants the same values.
+func TestJSONMatchesEncodingJSON(t *testing.T) {
+	docs := []string{
+		`{}`,
+		`{"a": 1, "b": -2.5e3, "c": true, "d": false, "e": null, "f": "x"}`,
+		`{"esc": "q\" b\\ s\/ \b\f\n\r\t \u00e9 \ud83c\udf89 \u2028"}`,
+		`{"lone surrogate": "\ud800 x", "bad pair": "\ud800\u0041"}`,
+		`{"nested": {"list": [1, [2, {"x": []}], {}], "big": 12345678901234567890}}`,
+		"{\"raw utf8\": \"日本語 🎉\"}",
+		"{\"invalid utf8\": \"a\xffb\"}",
+		` { "space" :  [ 1 , 2 ] } `,
+	}
+	for _, doc := range docs {
+		d := &Document{Input: Input{Name: "t"}, order: &KeyOrder{}}
+		got, err := d.decodeJSON([]byte(doc), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", doc, err)
+		}
+		var want any
+		if err := json.Unmarshal([]byte(doc), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(normalize(got), normalize(want)) {
+			t.Errorf("%s:\n got %#v\nwant %#v", doc, got, want)
+		}
+		d.Release()
+	}
+}
+
+// normalize turns every number into float64, as encoding/json gives them.
+func normalize(v any) any {
+	switch c := v.(type) {
+	case int64:
+		return float64(c)
+	case map[string]any:
+		for k, e := range c {
+			c[k] = normalize(e)
+		}
+	case []any:
+		for i, e := range c {
+			c[i] = normalize(e)
+		}
+	}
+	return v
+}
+
+func TestJSONErrorsNamePositions(t *testing.T) {
+	cases := map[string]string{
+		"{\n  \"a\": 1,\n  \"b\" 2\n}": "t:3:7",
+		"{\"a\": [1, 2}":               "t:1:12",
+		"{\"a\": \"unterminated":       "t:1:7",
+		"{\"a\": 1}\n{\"b\": 2}":       "t:2:1",
+		"{\"a\": tru}":                 "t:1:7",
+		"{\"a\": 1, \"a\": 2}":         "t:1:10",
+		"{\"ctl\": \"a\tb\"}":          "t:1:11",
+		"{\"n\": 01}":                  "t:1:7",
+	}
+	for doc, pos := range cases {
+		_, err := Decode(Input{Name: "t", Data: []byte(doc)}, nil)
+		e, ok := err.(*problem.Error)
+		if !ok || e.Position != pos {
+			t.Errorf("%q: got %v (position %q), want position %s", doc, err, e.Position, pos)
+		}
+		if ok && !strings.Contains(e.Error(), pos) {
+			t.Errorf("%q: message %q lacks the position", doc, e.Error())
+		}
+	}
+}
+
+func TestKeyOrderIsKept(t *testing.T) {
+	for _, doc := range []string{`{"z": 1, "a": {"y": 1, "b": 2}, "m": 3}`, "z: 1\na:\n  y: 1\n  b: 2\nm: 3\n"} {
+		d, err := Decode(Input{Name: "t", Data: []byte(doc)}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(d.Keys(d.Root), ","); got != "z,a,m" {
+			t.Errorf("%q: top-level order %s", doc, got)
+		}
+		if got := string(AppendJSON(nil, d.Root, d.Order(), false)); got != `{"z":1,"a":{"y":1,"b":2},"m":3}` {
+			t.Errorf("%q: json %s", doc, got)
+		}
+		d.Release()
+		if got := strings.Join(d.Keys(d.Root), ","); got != "a,m,z" {
+			t.Errorf("after release, order should fall back to sorted, got %s", got)
+		}
+	}
+}
+
+// FuzzJSONMatchesEncodingJSON: the engine's decoder accepts what
+// encoding/json accepts (objects at the top) and gives the same values.
+func FuzzJSONMatchesEncodingJSON(f *testing.F) {
+	for _, seed := range []string{`{}`, `{"a": [1, 2.5, "x\n", null, true]}`, `{"a": "\ud83c\udf89"}`, `{"a":1,}`, `{"a" 1}`, `{"\u0000": "\\"}`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		var want map[string]any
+		wantErr := json.Unmarshal([]byte(doc), &want)
+		d := &Document{Input: Input{Name: "f"}, order: &KeyOrder{}}
+		got, err := d.decodeJSON([]byte(doc), 0)
+		defer d.Release()
+		if wantErr != nil {
+			if err == nil {
+				if _, isObj := got.(map[string]any); isObj && !strings.Contains(wantErr.Error(), "duplicate") {
+					t.Fatalf("%q: accepted what encoding/json rejects (%v)", doc, wantErr)
+				}
+			}
+			return
+		}
+		if err != nil {
+			if strings.Contains(err.Error(), "appears twice") {
+				return // encoding/json takes the last of duplicate keys; the engine refuses them
+			}
+			t.Fatalf("%q: %v", doc, err)
+		}
+		if !reflect.DeepEqual(normalize(got), normalize(any(want))) {
+			t.Fatalf("%q:\n got %#v\nwant %#v", doc, got, want)
+		}
+	})
+}

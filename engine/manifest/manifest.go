@@ -1,0 +1,222 @@
+// Package manifest reads templates/<variant>/prompt.yaml: everything about a
+// variant that an author may change without Go. templates/README.md
+// documents each field for authors.
+package manifest
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/promptsmith/promptsmith/engine/pointer"
+	"github.com/promptsmith/promptsmith/engine/problem"
+	"gopkg.in/yaml.v3"
+)
+
+// Manifest is one variant's prompt.yaml.
+type Manifest struct {
+	Description string `yaml:"description" json:"description"`
+	// Schema names schemas/<schema>.schema.json; it defaults to the variant's name.
+	Schema string `yaml:"schema" json:"schema"`
+	// Sections are rendered in this order from <name>.md.tmpl files.
+	Sections []string `yaml:"sections" json:"sections"`
+	// Join is written between kept sections; it defaults to "\n".
+	Join *string `yaml:"join" json:"join,omitempty"`
+	// IDs are hashes of parts of the input, available to templates as .<name>.
+	IDs map[string]IDSpec `yaml:"ids" json:"ids,omitempty"`
+	// Verbatim fields are embedded byte for byte between two marker lines.
+	Verbatim []Verbatim `yaml:"verbatim" json:"verbatim,omitempty"`
+	Rules    Rules      `yaml:"rules" json:"rules"`
+	Checks   Checks     `yaml:"checks" json:"checks"`
+	// Log maps attribute names to input pointers for the render log.
+	Log map[string]string `yaml:"log" json:"log,omitempty"`
+	// Gather declares the probes of render gather: input fields filled in
+	// from the host before rendering (package gather runs them).
+	Gather []Probe `yaml:"gather" json:"gather,omitempty"`
+}
+
+// IDSpec derives an id from a canonical encoding of the input fields Of.
+type IDSpec struct {
+	Of     []string `yaml:"of" json:"of"`
+	Prefix string   `yaml:"prefix" json:"prefix,omitempty"`
+	Length int      `yaml:"length" json:"length,omitempty"` // hex digits, default 16
+}
+
+// Verbatim declares a region of the output that holds an input field exactly,
+// between a Start and an End marker line. Marker lines inside the field must
+// balance (that is how nesting works); marker text anywhere else in the input
+// is refused, so nothing can fool extraction.
+type Verbatim struct {
+	Name  string `yaml:"name" json:"name"`
+	Field string `yaml:"field" json:"field"`
+	Start string `yaml:"start" json:"start"`
+	End   string `yaml:"end" json:"end"`
+	// MaxBytes refuses a longer field (it is never truncated); MaxBytesFrom
+	// names an input field that may set another limit.
+	MaxBytes     int    `yaml:"max_bytes" json:"max_bytes,omitempty"`
+	MaxBytesFrom string `yaml:"max_bytes_from" json:"max_bytes_from,omitempty"`
+}
+
+func (v Verbatim) String() string { return fmt.Sprintf("%s (%s)", v.Name, v.Field) }
+
+// Rules check the input beyond what a JSON Schema can say.
+type Rules struct {
+	// Unique pointer patterns (with *) whose values must not repeat.
+	Unique []string `yaml:"unique" json:"unique,omitempty"`
+	// References: every value at Field must appear among the values at In.
+	References []Reference `yaml:"references" json:"references,omitempty"`
+	// TemplateChoice: the value at Field names one of the template files
+	// matching Templates, with "*" standing for the value.
+	TemplateChoice []TemplateChoice `yaml:"template_choice" json:"template_choice,omitempty"`
+	// SectionRefs: every value at Field that is not a link (scheme://...)
+	// must be a SectionPath of the markdown in the named verbatim field.
+	SectionRefs []SectionRef `yaml:"section_refs" json:"section_refs,omitempty"`
+}
+
+// SectionRef says the values at Field are SectionPaths of a verbatim field.
+type SectionRef struct {
+	Field    string `yaml:"field" json:"field"`
+	Verbatim string `yaml:"verbatim" json:"verbatim"`
+}
+
+// Reference says the values at Field must appear among those at In.
+type Reference struct {
+	Field string `yaml:"field" json:"field"`
+	In    string `yaml:"in" json:"in"`
+}
+
+// TemplateChoice says the value at Field picks one of the templates matching
+// Templates.
+type TemplateChoice struct {
+	Field     string `yaml:"field" json:"field"`
+	Templates string `yaml:"templates" json:"templates"`
+}
+
+// Checks run on every rendered prompt.
+type Checks struct {
+	// Headings must appear at the top level of the document, in this order
+	// (written as in markdown: "## Parent Prompt").
+	Headings []string   `yaml:"headings" json:"headings,omitempty"`
+	Forbid   []TextRule `yaml:"forbid" json:"forbid,omitempty"`
+	Require  []TextRule `yaml:"require" json:"require,omitempty"`
+	MaxBytes int        `yaml:"max_bytes" json:"max_bytes,omitempty"`
+}
+
+// TextRule forbids or requires Text in the prompt when the template
+// expression When is true for the input (always, when When is empty).
+type TextRule struct {
+	Text string `yaml:"text" json:"text"`
+	When string `yaml:"when" json:"when,omitempty"`
+	// OutsideVerbatim ignores the verbatim regions when looking for Text.
+	OutsideVerbatim bool `yaml:"outside_verbatim" json:"outside_verbatim,omitempty"`
+}
+
+// JoinText is what is written between kept sections.
+func (m *Manifest) JoinText() string {
+	if m.Join == nil {
+		return "\n"
+	}
+	return *m.Join
+}
+
+// VerbatimNamed returns the verbatim region of that name.
+func (m *Manifest) VerbatimNamed(name string) (Verbatim, bool) {
+	for _, vb := range m.Verbatim {
+		if vb.Name == name {
+			return vb, true
+		}
+	}
+	return Verbatim{}, false
+}
+
+// Parse reads a manifest; file is its path as the author sees it, for
+// error positions.
+func Parse(file string, data []byte) (*Manifest, error) {
+	var m Manifest
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&m); err != nil {
+		return nil, yamlError(file, err)
+	}
+	if len(m.Sections) == 0 {
+		return nil, problem.Template(file, "the manifest lists no sections").
+			Hint("add sections: [name, ...], one per <name>.md.tmpl file, in output order")
+	}
+	for _, v := range m.Verbatim {
+		if v.Field == "" || v.Start == "" || v.End == "" || v.Start == v.End {
+			return nil, problem.Template(file, "verbatim %q needs a field and two different markers, start and end", v.Name)
+		}
+		if strings.ContainsAny(v.Start+v.End, "\r\n") {
+			return nil, problem.Template(file, "verbatim %q: a marker is one line; remove the line break", v.Name)
+		}
+	}
+	for _, r := range m.Rules.SectionRefs {
+		if _, ok := m.VerbatimNamed(r.Verbatim); !ok {
+			return nil, problem.Template(file, "section_refs names verbatim %q, which the manifest does not declare", r.Verbatim)
+		}
+	}
+	for _, p := range m.pointers() {
+		if !pointer.Valid(p) {
+			return nil, problem.Template(file, "%q is not a JSON pointer", p).Hint("write it as /field/sub, starting with /")
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.IDs)) {
+		id := m.IDs[name]
+		if len(id.Of) == 0 {
+			return nil, problem.Template(file, "id %q: list the input fields it is a hash of under of:", name)
+		}
+		if id.Length < 0 || id.Length > 64 {
+			return nil, problem.Template(file, "id %q: length must be between 1 and 64 hex digits", name)
+		}
+	}
+	if err := checkProbes(file, m.Gather); err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+// yamlError places a YAML error at the line yaml.v3 names in its message,
+// the only place it gives one.
+func yamlError(file string, err error) *problem.Error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
+	pos := file
+	if sm := yamlLine.FindStringSubmatch(msg); sm != nil {
+		pos, msg = file+":"+sm[1], sm[2]
+	}
+	msg = strings.ReplaceAll(msg, "in type manifest.", "in ")
+	return (&problem.Error{Kind: problem.KindTemplate, Position: pos, Reason: msg, Err: err}).
+		Hint("templates/README.md lists the manifest's fields")
+}
+
+func (m *Manifest) pointers() []string {
+	var ps []string
+	for _, v := range m.Verbatim {
+		ps = append(ps, v.Field)
+		if v.MaxBytesFrom != "" {
+			ps = append(ps, v.MaxBytesFrom)
+		}
+	}
+	ps = append(ps, m.Rules.Unique...)
+	for _, r := range m.Rules.References {
+		ps = append(ps, r.Field, r.In)
+	}
+	for _, r := range m.Rules.TemplateChoice {
+		ps = append(ps, r.Field)
+	}
+	for _, r := range m.Rules.SectionRefs {
+		ps = append(ps, r.Field)
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.IDs)) {
+		ps = append(ps, m.IDs[name].Of...)
+	}
+	for _, name := range slices.Sorted(maps.Keys(m.Log)) {
+		ps = append(ps, m.Log[name])
+	}
+	return ps
+}

@@ -1,0 +1,52 @@
+package problem
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Closest returns the known name nearest to name when it is near enough to
+// be a typo of it, for "did you mean" hints; otherwise "".
+func Closest(name string, known []string) string {
+	best, bestD := "", len(name)/2+2
+	lower := strings.ToLower(name)
+	for _, k := range known {
+		if d := editDistance(lower, strings.ToLower(k)); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Size writes a number of bytes as a person reads it: 20 bytes, 4 KiB, 1 MiB.
+func Size(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB (%d bytes)", float64(n)/(1<<20), n)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,112 @@
+// Package problem is the engine's one error type and the few helpers that
+// phrase what went wrong: every stage reports through it, so that a caller
+// gets the same structured error from any of them.
+package problem
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Kind says which party must act on an error.
+type Kind string
+
+const (
+	KindInput    Kind = "input"    // the input document is malformed or violates the schema or a rule
+	KindTemplate Kind = "template" // a template, manifest or schema in the library is wrong
+	KindCheck    Kind = "check"    // the rendered prompt failed a check declared in the manifest
+	KindUsage    Kind = "usage"    // the call itself is wrong (unknown variant, example, depth)
+	KindInternal Kind = "internal" // nobody's mistake but the program's: report it
+)
+
+// Error is a problem with what it concerns as data. Each subject has a field
+// of its own, and each field one meaning:
+//   - Field is a JSON pointer into the input ("/trigger/from");
+//   - Position is file:line:col (or file:line, or file): in the input for
+//     input errors, in the library for template errors;
+//   - Variant, Example and Level name a variant, an example input and a
+//     level of nested extraction.
+type Error struct {
+	Kind     Kind     `json:"kind"`
+	Reason   string   `json:"reason"`
+	Field    string   `json:"field,omitempty"`
+	Position string   `json:"position,omitempty"`
+	Variant  string   `json:"variant,omitempty"`
+	Example  string   `json:"example,omitempty"`
+	Level    int      `json:"level,omitempty"`
+	Hints    []string `json:"hints,omitempty"`
+	Also     []*Error `json:"also,omitempty"` // further problems found in the same pass
+	Err      error    `json:"-"`
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Position != "" {
+		b.WriteString(e.Position)
+		b.WriteString(": ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	if e.Level > 0 {
+		fmt.Fprintf(&b, "level %d: ", e.Level)
+	}
+	b.WriteString(e.Reason)
+	for _, h := range e.Hints {
+		b.WriteString("\n  hint: ")
+		b.WriteString(h)
+	}
+	for _, a := range e.Also {
+		b.WriteString("\n")
+		b.WriteString(a.Error())
+	}
+	return b.String()
+}
+
+// Unwrap gives errors.Is and errors.As the cause and every further problem.
+func (e *Error) Unwrap() []error {
+	out := make([]error, 0, 1+len(e.Also))
+	if e.Err != nil {
+		out = append(out, e.Err)
+	}
+	for _, a := range e.Also {
+		out = append(out, a)
+	}
+	return out
+}
+
+// Hint adds a sentence saying what to do, and returns e.
+func (e *Error) Hint(format string, args ...any) *Error {
+	e.Hints = append(e.Hints, fmt.Sprintf(format, args...))
+	return e
+}
+
+// As returns err as an *Error. A foreign error is the program's own fault,
+// never the caller's, so it becomes KindInternal.
+func As(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Kind: KindInternal, Reason: err.Error(), Err: err}
+}
+
+// Input is a problem with the input field at the JSON pointer field.
+func Input(field, format string, args ...any) *Error {
+	return &Error{Kind: KindInput, Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Template is a problem with the library file at position.
+func Template(position, format string, args ...any) *Error {
+	return &Error{Kind: KindTemplate, Position: position, Reason: fmt.Sprintf(format, args...)}
+}
+
+// Usage is a problem with the call itself.
+func Usage(format string, args ...any) *Error {
+	return &Error{Kind: KindUsage, Reason: fmt.Sprintf(format, args...)}
+}

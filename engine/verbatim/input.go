@@ -1,0 +1,78 @@
+package verbatim
+
+import (
+	"strings"
+
+	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/engine/pointer"
+	"github.com/promptsmith/promptsmith/engine/problem"
+)
+
+// Of returns the markers a manifest declares for a region.
+func Of(vb manifest.Verbatim) Markers { return Markers{vb.Start, vb.End} }
+
+// CheckInput enforces, before rendering, everything that keeps the verbatim
+// fields of doc extractable: each exists, fits its limit, its markers
+// balance, and no other input string carries marker text.
+func CheckInput(doc *input.Document, decls []manifest.Verbatim) error {
+	root := doc.Root
+	for _, vb := range decls {
+		raw, ok := pointer.Lookup(root, vb.Field)
+		if !ok {
+			return problem.Input(vb.Field, "required field is missing").
+				Hint("%s is embedded verbatim in the prompt; pass it as a string", vb.Field)
+		}
+		s, ok := raw.(string)
+		if !ok {
+			return problem.Input(vb.Field, "expected a string, got %s", input.TypeName(raw))
+		}
+		limit := vb.MaxBytes
+		if vb.MaxBytesFrom != "" {
+			if lv, ok := pointer.Lookup(root, vb.MaxBytesFrom); ok && lv != nil {
+				n, isInt := lv.(int64)
+				if !isInt || n <= 0 {
+					return problem.Input(vb.MaxBytesFrom, "expected a positive number of bytes, got %s", input.Short(lv, doc.Order()))
+				}
+				limit = int(min(n, 1<<62))
+			}
+		}
+		if limit > 0 && len(s) > limit {
+			e := problem.Input(vb.Field, "%s is %s, over the limit of %s: refused, it is never truncated",
+				vb.Name, problem.Size(len(s)), problem.Size(limit))
+			if vb.MaxBytesFrom != "" {
+				e.Hint("shorten it, or raise the limit with %s", vb.MaxBytesFrom)
+			} else {
+				e.Hint("shorten it")
+			}
+			return e
+		}
+		if err := Of(vb).CheckField(s); err != nil {
+			return problem.Input(vb.Field, "%s: %v", vb.Name, err).
+				Hint("marker lines %q and %q must come in nested pairs, as in a prompt this variant rendered", vb.Start, vb.End)
+		}
+	}
+	if len(decls) == 0 {
+		return nil
+	}
+	// Maps are walked in Go's order here, so of several offending fields the
+	// first in pointer order is reported, to keep the error deterministic.
+	var bad *problem.Error
+	input.WalkStrings(root, func(path []string, s string) {
+		for _, vb := range decls {
+			if !strings.Contains(s, vb.Start) && !strings.Contains(s, vb.End) {
+				continue
+			}
+			ptr := pointer.Join(path)
+			if ptr == vb.Field || (bad != nil && bad.Field < ptr) {
+				continue
+			}
+			bad = problem.Input(ptr, "contains the marker text of %s", vb.Name).
+				Hint("only %s may hold %q or %q; remove the marker from this field", vb.Field, vb.Start, vb.End)
+		}
+	})
+	if bad != nil {
+		return bad
+	}
+	return nil
+}
