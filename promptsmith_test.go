@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/funcs"
 	"github.com/promptsmith/promptsmith/internal/golden"
 )
 
@@ -133,5 +134,25 @@ func TestConcurrentRenders(t *testing.T) {
 	}
 	if len(all) > 0 {
 		t.Fatal(strings.Join(all, "\n"))
+	}
+}
+
+// TestFunctionTable: the table of functions in templates/README.md is the
+// function catalog's own (go test ./... -update rewrites it).
+func TestFunctionTable(t *testing.T) {
+	const path = "templates/README.md"
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start, end = "<!-- functions:start -->\n", "<!-- functions:end -->"
+	i, j := strings.Index(string(doc), start), strings.Index(string(doc), end)
+	if i < 0 || j < i {
+		t.Fatalf("%s has no %q ... %q markers", path, start, end)
+	}
+	want := string(doc[:i+len(start)]) + funcs.Table() + string(doc[j:])
+	golden.Check(t, path, []byte(want))
+	if !strings.Contains(string(doc), funcs.Table()) {
+		t.Errorf("%s does not show the function catalog; run go test ./... -update", path)
 	}
 }

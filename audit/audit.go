@@ -60,7 +60,7 @@ func Open(path string) (*Store, error) {
 		if db != nil {
 			db.Close()
 		}
-		return nil, &engine.Error{Kind: engine.KindUsage, Field: path, Reason: "cannot open the audit database: " + err.Error(),
+		return nil, &Error{Path: path, Reason: "cannot open the audit database: " + err.Error(), Err: err,
 			Hints: []string{"check that the folder exists and is writable, and that the file is an audit database"}}
 	}
 	return &Store{db: db, now: time.Now}, nil
@@ -129,8 +129,35 @@ type Entry struct {
 	Text     string            `json:"text,omitempty"`
 }
 
-// ErrNotFound is returned for a hash or id the store does not hold.
+// ErrNotFound is wrapped by the error for a hash or id the store does not hold.
 var ErrNotFound = errors.New("not in the audit store")
+
+// ErrAmbiguous is wrapped by the error for a key that names several prompts.
+var ErrAmbiguous = errors.New("several prompts match")
+
+// Error is a problem with the audit store. Path names the database when it
+// could not be opened; Key the hash or id asked for when it names no prompt,
+// or several.
+type Error struct {
+	Path   string   `json:"path,omitempty"`
+	Key    string   `json:"key,omitempty"`
+	Reason string   `json:"reason"`
+	Hints  []string `json:"hints,omitempty"`
+	Err    error    `json:"-"`
+}
+
+func (e *Error) Error() string {
+	subject := e.Path
+	if e.Key != "" {
+		subject = e.Key
+	}
+	if subject == "" {
+		return e.Reason
+	}
+	return subject + ": " + e.Reason
+}
+
+func (e *Error) Unwrap() error { return e.Err }
 
 // Resolve finds a prompt by its hash, a unique prefix of it, or an id value
 // such as a delegation_id.
@@ -150,11 +177,11 @@ func (s *Store) Resolve(key string) (string, error) {
 	}
 	switch len(hashes) {
 	case 0:
-		return "", &engine.Error{Kind: engine.KindInput, Field: key, Reason: "no prompt with this hash or id in the audit store", Err: ErrNotFound}
+		return "", &Error{Key: key, Reason: "no prompt with this hash or id in the audit store", Err: ErrNotFound}
 	case 1:
 		return hashes[0], nil
 	}
-	return "", &engine.Error{Kind: engine.KindInput, Field: key, Reason: "several prompts match; give more of the hash"}
+	return "", &Error{Key: key, Reason: "several prompts match; give more of the hash", Err: ErrAmbiguous}
 }
 
 // Get returns one prompt with its text.
@@ -164,7 +191,7 @@ func (s *Store) Get(hash string) (Entry, error) {
 	err := s.db.QueryRow(`SELECT hash, variant, ids, recorded, text FROM prompts WHERE hash = ?`, hash).
 		Scan(&e.Hash, &e.Variant, &ids, &e.Recorded, &e.Text)
 	if errors.Is(err, sql.ErrNoRows) {
-		return e, &engine.Error{Kind: engine.KindInput, Field: hash, Reason: "no prompt with this hash in the audit store", Err: ErrNotFound}
+		return e, &Error{Key: hash, Reason: "no prompt with this hash in the audit store", Err: ErrNotFound}
 	}
 	if err != nil {
 		return e, err

@@ -350,3 +350,30 @@ func TestGatherFileStaysInsideTheDirectory(t *testing.T) {
 		t.Errorf("no warning names the refused file:\n%s", strings.Join(text, "\n"))
 	}
 }
+
+// TestGatheredJSONKeepsKeyOrder: JSON a probe reads is decoded by the
+// engine's decoder, so its objects keep the order the tool printed them
+// in, in the completed input and in the prompt; keep: drops keys without
+// disturbing the others.
+func TestGatheredJSONKeepsKeyOrder(t *testing.T) {
+	fakeCommand(t, "bd", `echo '[{"title": "Fix", "extra": 1, "status": "open", "id": "b-1"}]'`)
+	v := hostVariant(t, "  - {field: /tasks, command: [bd], parse: json, keep: [id, status, title]}\n")
+	found, warns := Run(context.Background(), v, Options{Dir: t.TempDir(), Now: fixedClock})
+	if len(found) != 1 || len(warns) != 0 {
+		t.Fatalf("found %v, warnings %v", found, warns)
+	}
+	out, _, err := Complete(v, engine.Input{Name: "base", Data: []byte(`{"name": "x"}`)}, found)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"tasks": [
+    {
+      "title": "Fix",
+      "status": "open",
+      "id": "b-1"
+    }
+  ]`
+	if !strings.Contains(string(out), want) {
+		t.Errorf("completed input:\n%s\nwant the tool's order:\n%s", out, want)
+	}
+}

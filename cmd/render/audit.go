@@ -19,11 +19,11 @@ func (a *app) record(v *engine.Variant, res *engine.Result) error {
 	}
 	store, err := audit.Open(a.audit)
 	if err != nil {
-		return err
+		return auditError(err)
 	}
 	defer store.Close()
 	if _, err := store.Record(v, res); err != nil {
-		return &engine.Error{Kind: engine.KindUsage, Field: a.audit, Reason: "cannot record the prompt: " + err.Error()}
+		return fileError(a.audit, "cannot record the prompt", err)
 	}
 	return nil
 }
@@ -44,14 +44,14 @@ from any of its subagent prompts.`,
 		}
 		store, err := audit.Open(a.audit)
 		if err != nil {
-			return err
+			return auditError(err)
 		}
 		defer store.Close()
 		hash, err := store.Resolve(key)
 		if err != nil {
-			return err
+			return auditError(err)
 		}
-		return use(store, hash)
+		return auditError(use(store, hash))
 	}
 	chain := &cobra.Command{
 		Use:   "chain <hash|id>",

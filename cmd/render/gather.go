@@ -64,7 +64,7 @@ func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error 
 		dir = "."
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return &engine.Error{Kind: engine.KindUsage, Field: "--dir", Reason: fmt.Sprintf("%s is not a directory", dir),
+		return &cliError{Kind: engine.KindUsage, Flag: "--dir", Reason: fmt.Sprintf("%s is not a directory", dir),
 			Hints: []string{"point --dir at the project or worktree the prompt is for"}}
 	}
 	lib, v, err := a.variant(variant)
@@ -112,7 +112,7 @@ func (a *app) warn(warns []gather.Warning) {
 			fmt.Fprintf(a.stderr, "%s\n", b)
 			continue
 		}
-		fmt.Fprintf(a.stderr, "render: warning: %s\n", w)
+		a.say("warning: %s", w)
 	}
 }
 

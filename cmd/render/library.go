@@ -17,7 +17,7 @@ func (a *app) library() (*engine.Library, error) {
 	if a.tokens != "" {
 		tc, err := tokens.New(a.tokens)
 		if err != nil {
-			return nil, &engine.Error{Kind: engine.KindUsage, Field: "--tokens", Reason: err.Error()}
+			return nil, &cliError{Kind: engine.KindUsage, Flag: "--tokens", Reason: err.Error(), err: err}
 		}
 		opts = append(opts, engine.WithTokenCounter(tc))
 	}

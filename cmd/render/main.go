@@ -10,7 +10,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 
@@ -90,11 +89,3 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 		a.serveCommand(), a.auditCommand(), a.gatherCommand())
 	return root
 }
-
-func usageError(format string, args ...any) error {
-	return &usage{fmt.Sprintf(format, args...)}
-}
-
-type usage struct{ msg string }
-
-func (u *usage) Error() string { return u.msg }

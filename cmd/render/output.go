@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,21 +13,22 @@ import (
 // fail prints err to stderr, as JSON under --format json, and returns the
 // exit status: 1 for a failed check, 2 for everything else.
 func (a *app) fail(err error) int {
-	var u *usage
-	e := engine.AsError(err)
-	if errors.As(err, &u) {
-		e = &engine.Error{Kind: engine.KindUsage, Reason: u.msg, Hints: []string{"run render --help"}}
-	}
+	kind, body, text := describe(err)
 	if a.format == "json" {
-		b, _ := json.MarshalIndent(map[string]any{"error": e}, "", "  ")
+		b, _ := json.MarshalIndent(map[string]any{"error": body}, "", "  ")
 		fmt.Fprintf(a.stderr, "%s\n", b)
 	} else {
-		fmt.Fprintf(a.stderr, "render: %s\n", e.Error())
+		a.say("%s", text)
 	}
-	if e.Kind == engine.KindCheck {
+	if kind == engine.KindCheck {
 		return 1
 	}
 	return 2
+}
+
+// say prints one message of the command on stderr, behind its name.
+func (a *app) say(format string, args ...any) {
+	fmt.Fprintf(a.stderr, "render: "+format+"\n", args...)
 }
 
 // writeOutput writes to stdout, or to path atomically: the bytes go to a
@@ -42,8 +42,7 @@ func (a *app) writeOutput(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return &engine.Error{Kind: engine.KindUsage, Field: path, Reason: "cannot write the output: " + err.Error(),
-			Hints: []string{"check that the folder exists and is writable"}}
+		return fileError(path, "cannot write the output", err, "check that the folder exists and is writable")
 	}
 	defer os.Remove(tmp.Name()) // a no-op after a successful rename
 	if _, err = tmp.Write(data); err == nil {
@@ -61,7 +60,7 @@ func (a *app) writeOutput(path string, data []byte) error {
 		err = os.Rename(tmp.Name(), path)
 	}
 	if err != nil {
-		return &engine.Error{Kind: engine.KindUsage, Field: path, Reason: "cannot write the output: " + err.Error()}
+		return fileError(path, "cannot write the output", err)
 	}
 	return nil
 }
@@ -89,7 +88,7 @@ func (a *app) readInput(path string) (engine.Input, error) {
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return engine.Input{}, &engine.Error{Kind: engine.KindUsage, Field: path, Reason: "cannot read the input: " + err.Error()}
+		return engine.Input{}, fileError(path, "cannot read the input", err)
 	}
 	return engine.Input{Name: path, Data: data}, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"net"
 	"net/http"
@@ -72,10 +71,10 @@ restart; an edit that breaks the library is logged and the last good one stays.`
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				return &engine.Error{Kind: engine.KindUsage, Field: addr, Reason: "cannot listen: " + err.Error(),
+				return &cliError{Kind: engine.KindUsage, Flag: "--addr", Path: addr, Reason: "cannot listen: " + err.Error(), err: err,
 					Hints: []string{"choose another --addr, e.g. 127.0.0.1:0 for any free port"}}
 			}
-			fmt.Fprintf(a.stderr, "render: serving on http://%s\n", ln.Addr())
+			a.say("serving on http://%s", ln.Addr())
 			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 			go func() {
 				<-ctx.Done()
@@ -102,9 +101,9 @@ func (a *app) watch(ctx context.Context, srv *server.Server) error {
 	if err != nil {
 		return err
 	}
-	root := a.templates
-	if _, err := os.Stat(filepath.Join(root, "templates")); err != nil && filepath.Base(filepath.Clean(root)) == "templates" {
-		root = filepath.Dir(filepath.Clean(root))
+	root, err := engine.Root(a.templates)
+	if err != nil {
+		return err
 	}
 	addDirs := func() {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -134,16 +133,16 @@ func (a *app) watch(ctx context.Context, srv *server.Server) error {
 				if !ok {
 					return
 				}
-				fmt.Fprintf(a.stderr, "render: watch: %v\n", err)
+				a.say("watch: %v", err)
 			case <-pending:
 				pending = nil
 				lib, err := a.library()
 				if err != nil {
-					fmt.Fprintf(a.stderr, "render: reload failed, still serving the previous library:\n%v\n", err)
+					a.say("reload failed, still serving the previous library:\n%v", err)
 					continue
 				}
 				srv.Swap(lib)
-				fmt.Fprintln(a.stderr, "render: library reloaded")
+				a.say("library reloaded")
 			}
 		}
 	}()

@@ -3,6 +3,7 @@ package funcs
 import (
 	"strings"
 	"testing"
+	"text/template"
 	"unicode/utf8"
 
 	"github.com/promptsmith/promptsmith/engine/input"
@@ -220,5 +221,31 @@ func TestJSONFunctions(t *testing.T) {
 	es, _ := f["entries"].(func(any) ([]any, error))(p)
 	if first := es[0].(map[string]any); first["key"] != "event" || first["value"] != "created" {
 		t.Errorf("entries: %v", es)
+	}
+}
+
+// TestSprigNamesKeepSprigsMeaning: a function sprig defines means what
+// sprig's documentation says, so an author who knows sprig is never
+// surprised; the engine's own functions have names of their own.
+func TestSprigNamesKeepSprigsMeaning(t *testing.T) {
+	cases := map[string]string{
+		`{{ until 3 }}`:                            "[0 1 2]",
+		`{{ plural "run" "runs" 1 }}`:              "run",
+		`{{ plural "run" "runs" 2 }}`:              "runs",
+		`{{ trunc 3 "héllo" }}`:                    "hél",
+		`{{ substr 1 3 "héllo" }}`:                 "él",
+		`{{ keys (dict "b" 1 "a" 2) | join "," }}`: "a,b",
+	}
+	for src, want := range cases {
+		tmpl := template.Must(template.New("t").Funcs(Map(&Env{})).Parse(src))
+		var b strings.Builder
+		if err := tmpl.Execute(&b, nil); err != nil || b.String() != want {
+			t.Errorf("%s = %q (%v), want %q", src, b.String(), err, want)
+		}
+	}
+	for _, gone := range []string{"truncate", "ago"} {
+		if _, ok := Map(&Env{})[gone]; ok {
+			t.Errorf("%s is still defined", gone)
+		}
 	}
 }

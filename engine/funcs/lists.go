@@ -30,7 +30,7 @@ func listFuncs() []Func {
 			Doc:      "sortBy in reverse: missing values first",
 			Examples: []Example{{Data: tasks, Template: `{{ range sortByDesc "p" .tasks }}{{ .id }}{{ end }}`, Output: "bac"}}},
 		{Name: "where", Namespace: "lists", Signature: "where FIELD VALUE LIST", Fn: where,
-			Doc:      "the objects whose field equals VALUE (input.Equal: numbers by value, never a number and a string)",
+			Doc:      "the objects whose field equals VALUE: numbers by value (1 is 1.0), never a number and a string (1 is not \"1\")",
 			Examples: []Example{{Data: tasks, Template: `{{ range where "status" "open" .tasks }}{{ .id }}{{ end }}`, Output: "bc"}}},
 		{Name: "whereNot", Namespace: "lists", Signature: "whereNot FIELD VALUE LIST", Fn: whereNot,
 			Doc:      "the objects whose field differs from VALUE",

@@ -2,6 +2,7 @@ package input
 
 import (
 	"encoding/json"
+	"errors"
 	"github.com/promptsmith/promptsmith/engine/problem"
 	"reflect"
 	"strings"
@@ -68,7 +69,8 @@ func TestJSONErrorsNamePositions(t *testing.T) {
 	}
 	for doc, pos := range cases {
 		_, err := Decode(Input{Name: "t", Data: []byte(doc)}, nil)
-		e, ok := err.(*problem.Error)
+		var e *problem.Error
+		ok := errors.As(err, &e)
 		if !ok || e.Position != pos {
 			t.Errorf("%q: got %v (position %q), want position %s", doc, err, e.Position, pos)
 		}

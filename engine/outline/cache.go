@@ -34,3 +34,10 @@ func (c *PathCache) Get(text string, compute func() []string) []string {
 	c.mu.Unlock()
 	return paths
 }
+
+// Len is the number of documents whose paths are cached.
+func (c *PathCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
