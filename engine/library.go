@@ -24,7 +24,8 @@ type Library struct {
 	names    []string
 	opts     options
 	// order holds the key order of the objects of renders in progress.
-	order *input.KeyOrder
+	order      *input.KeyOrder
+	provenance Provenance
 }
 
 // TokenCounter counts the tokens of a text for a model's encoding; package
@@ -66,6 +67,15 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 	if err != nil {
 		return nil, err
 	}
+	files, err := libraryFiles(fsys)
+	if err != nil {
+		return nil, problem.Template(lib.label("templates"), "cannot list the library: %v", err)
+	}
+	hash, err := hashFiles(fsys, files)
+	if err != nil {
+		return nil, problem.Template(lib.label("templates"), "cannot read the library: %v", err)
+	}
+	lib.provenance = Provenance{Library: hash, Short: hash[:12], Version: Version()}
 	manifests, _ := fs.Glob(fsys, "templates/*/prompt.yaml")
 	if len(manifests) == 0 {
 		return nil, (&Error{Kind: KindUsage, Position: lib.label("templates"), Reason: "no variants found"}).
@@ -75,6 +85,15 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 		v, err := lib.loadVariant(fsys, path.Dir(mf), schemas)
 		if err != nil {
 			return nil, err
+		}
+		own := []string{"schemas/" + v.manifest.Schema + ".schema.json"}
+		for _, f := range files {
+			if strings.HasPrefix(f, path.Dir(mf)+"/") {
+				own = append(own, f)
+			}
+		}
+		if v.hash, err = hashFiles(fsys, own); err != nil {
+			return nil, problem.Template(v.dir, "cannot read the variant: %v", err)
 		}
 		lib.variants[v.name] = v
 		lib.names = append(lib.names, v.name)

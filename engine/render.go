@@ -31,6 +31,8 @@ type Result struct {
 	Checks   []CheckResult     `json:"checks"`
 	IDs      map[string]string `json:"ids,omitempty"`
 	Tokens   int               `json:"tokens,omitempty"` // with WithTokenCounter
+	// Provenance names the library, and the variant's own files, that made the prompt.
+	Provenance Provenance `json:"provenance"`
 }
 
 // Section is one kept section: Text[Start:End] is what its template wrote.
@@ -124,6 +126,8 @@ func (v *Variant) render(ctx context.Context, in Input) (res *Result, err error)
 		return nil, err
 	}
 	res.IDs = ids
+	res.Provenance = v.lib.provenance
+	res.Provenance.Variant = v.hash
 	if tc := v.lib.opts.tokens; tc != nil {
 		for i, s := range res.Sections {
 			res.Sections[i].Tokens = tc.CountTokens(res.Text[s.Start:s.End])

@@ -98,3 +98,51 @@ func TestRenderHonoursItsContext(t *testing.T) {
 		t.Errorf("a template writing after cancel: %v, %q", err, buf.String())
 	}
 }
+
+// TestProvenance: a result names its library and its variant's own files;
+// changing one template changes the library's hash and that variant's, and
+// no other variant's.
+func TestProvenance(t *testing.T) {
+	twoVariants := func(change func(fstest.MapFS)) *Library {
+		f := noteFS()
+		f["templates/other/prompt.yaml"] = &fstest.MapFile{Data: []byte("sections: [main]\nschema: note\n")}
+		f["templates/other/main.md.tmpl"] = &fstest.MapFile{Data: []byte("{{ .title }}\n")}
+		if change != nil {
+			change(f)
+		}
+		lib, err := Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lib
+	}
+	hashes := func(lib *Library) (string, string, string) {
+		note, _ := lib.Variant("note")
+		other, _ := lib.Variant("other")
+		return lib.Provenance().Library, note.Hash(), other.Hash()
+	}
+	lib := twoVariants(nil)
+	l1, n1, o1 := hashes(lib)
+	if l1b, n1b, o1b := hashes(twoVariants(nil)); l1b != l1 || n1b != n1 || o1b != o1 {
+		t.Fatal("the same files hash differently")
+	}
+	l2, n2, o2 := hashes(twoVariants(func(f fstest.MapFS) {
+		f["templates/note/items.md.tmpl"].Data = append(f["templates/note/items.md.tmpl"].Data, '\n')
+	}))
+	if l2 == l1 || n2 == n1 || o2 != o1 {
+		t.Errorf("after a template edit: library %v, note %v, other %v changed", l2 != l1, n2 != n1, o2 != o1)
+	}
+	l3, _, _ := hashes(twoVariants(func(f fstest.MapFS) {
+		f["templates/note/examples/more.yaml"] = &fstest.MapFile{Data: []byte("title: More\n")}
+	}))
+	if l3 != l1 {
+		t.Error("an example changed the library hash")
+	}
+	res, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := res.Provenance; p.Library != l1 || p.Short != l1[:12] || p.Variant != n1 || p.Version == "" {
+		t.Errorf("result provenance %+v", p)
+	}
+}

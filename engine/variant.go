@@ -31,6 +31,7 @@ type Variant struct {
 	tmpl     *template.Template
 	rules    *rules.Checker
 	examples map[string]Input
+	hash     string // see Provenance
 	// sectionPaths caches the SectionPaths of the verbatim fields seen lately.
 	sectionPaths outline.PathCache
 }
