@@ -38,6 +38,7 @@ type options struct {
 	logger *slog.Logger
 	origin string
 	tokens TokenCounter
+	limits Limits
 }
 
 // Option configures Load.
@@ -63,6 +64,7 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 	if lib.opts.logger == nil {
 		lib.opts.logger = slog.New(slog.DiscardHandler)
 	}
+	lib.opts.limits = lib.opts.limits.withDefaults()
 	schemas, err := schema.Load(fsys, lib.opts.origin)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -93,10 +94,13 @@ func (v *Variant) render(ctx context.Context, in Input) (res *Result, err error)
 			rec.failure(err)
 		}
 	}()
+	limits := v.lib.opts.limits
+	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
+	defer cancel()
 	if err := ctx.Err(); err != nil {
-		return nil, cancelled(err)
+		return nil, v.stopped(err)
 	}
-	doc, err := input.Decode(in, v.lib.order)
+	doc, err := input.Decoder{Order: v.lib.order, MaxBytes: limits.InputBytes, MaxDepth: limits.Depth}.Decode(in)
 	if err != nil {
 		return nil, err
 	}
@@ -119,9 +123,14 @@ func (v *Variant) render(ctx context.Context, in Input) (res *Result, err error)
 		doc.AppendKey(doc.Root, name)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, cancelled(err)
+		return nil, v.stopped(err)
 	}
-	res, err = v.execute(ctx, doc.Root)
+	set, err := v.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer v.release(set)
+	res, err = v.execute(ctx, set, doc.Root)
 	if err != nil {
 		return nil, err
 	}
@@ -135,9 +144,9 @@ func (v *Variant) render(ctx context.Context, in Input) (res *Result, err error)
 		res.Tokens = tc.CountTokens(res.Text)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, cancelled(err)
+		return nil, v.stopped(err)
 	}
-	if cerr := v.check(res, doc.Root); cerr != nil {
+	if cerr := v.check(set, res, doc.Root); cerr != nil {
 		return res, cerr
 	}
 	rec.success(res)
@@ -146,9 +155,9 @@ func (v *Variant) render(ctx context.Context, in Input) (res *Result, err error)
 
 // execute renders the sections into one buffer, dropping those that wrote only
 // white space together with the joiner before them.
-func (v *Variant) execute(ctx context.Context, data map[string]any) (*Result, error) {
+func (v *Variant) execute(ctx context.Context, set *execSet, data map[string]any) (*Result, error) {
 	var buf bytes.Buffer
-	w := &contextWriter{buf: &buf, done: ctx.Done()}
+	w := &runWriter{buf: &buf, done: ctx.Done(), left: v.lib.opts.limits.OutputBytes}
 	join := v.manifest.JoinText()
 	spans := make([]Section, 0, len(v.manifest.Sections))
 	for _, name := range v.manifest.Sections {
@@ -157,9 +166,12 @@ func (v *Variant) execute(ctx context.Context, data map[string]any) (*Result, er
 			buf.WriteString(join)
 		}
 		start := buf.Len()
-		if err := v.tmpl.ExecuteTemplate(w, name+".md.tmpl", data); err != nil {
+		if err := set.tmpl.ExecuteTemplate(w, name+".md.tmpl", data); err != nil {
 			if cerr := ctx.Err(); cerr != nil {
-				return nil, cancelled(cerr)
+				return nil, v.stopped(cerr)
+			}
+			if errors.Is(err, errOutputLimit) {
+				return nil, v.stopped(err)
 			}
 			return nil, v.templateError(err)
 		}
@@ -174,7 +186,7 @@ func (v *Variant) execute(ctx context.Context, data map[string]any) (*Result, er
 
 // check fills res.Regions, res.Outline and res.Checks, and returns an
 // *Error of KindCheck when any check failed.
-func (v *Variant) check(res *Result, data map[string]any) error {
+func (v *Variant) check(set *execSet, res *Result, data map[string]any) error {
 	rep, err := check.Run(check.Prompt{
 		Text: res.Text,
 		Data: data,
@@ -186,7 +198,7 @@ func (v *Variant) check(res *Result, data map[string]any) error {
 			}
 			return ""
 		},
-		When: func(kind string, i int, _ manifest.TextRule) (bool, error) { return v.condition(kind, i, data) },
+		When: func(kind string, i int, _ manifest.TextRule) (bool, error) { return v.condition(set, kind, i, data) },
 	}, v.manifest)
 	if err != nil {
 		return err
@@ -199,9 +211,9 @@ func (v *Variant) check(res *Result, data map[string]any) error {
 }
 
 // condition evaluates a check's when: expression over the input.
-func (v *Variant) condition(kind string, i int, data map[string]any) (bool, error) {
+func (v *Variant) condition(set *execSet, kind string, i int, data map[string]any) (bool, error) {
 	var b bytes.Buffer
-	if err := v.tmpl.ExecuteTemplate(&b, conditionName(kind, i), data); err != nil {
+	if err := set.tmpl.ExecuteTemplate(&b, conditionName(kind, i), data); err != nil {
 		return false, v.templateError(err)
 	}
 	switch strings.TrimSpace(b.String()) {
@@ -212,26 +224,4 @@ func (v *Variant) condition(kind string, i int, data map[string]any) (bool, erro
 	}
 	return false, &Error{Kind: KindTemplate, Position: v.dir + "/prompt.yaml",
 		Reason: fmt.Sprintf("checks.%s[%d].when gave %q; it must give true or false", kind, i, b.String())}
-}
-
-// contextWriter stops a template's execution once its render is cancelled
-// or past its deadline: text/template knows no context, but every template
-// that makes work writes, and a failed write ends the execution.
-type contextWriter struct {
-	buf  *bytes.Buffer
-	done <-chan struct{}
-}
-
-func (w *contextWriter) Write(p []byte) (int, error) {
-	select {
-	case <-w.done:
-		return 0, context.Canceled
-	default:
-	}
-	return w.buf.Write(p)
-}
-
-// cancelled is the error of a render its caller gave up on.
-func cancelled(err error) error {
-	return &Error{Kind: KindUsage, Reason: "the render was stopped: " + err.Error(), Err: err}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 // TestKeyOrderLivesWithItsLibrary: key order is recorded per library and
@@ -93,7 +94,7 @@ func TestRenderHonoursItsContext(t *testing.T) {
 		t.Errorf("cancelled render: %v", err)
 	}
 	var buf bytes.Buffer
-	w := &contextWriter{buf: &buf, done: ctx.Done()}
+	w := &runWriter{buf: &buf, done: ctx.Done(), left: 100}
 	if _, err := w.Write([]byte("x")); !errors.Is(err, context.Canceled) || buf.Len() != 0 {
 		t.Errorf("a template writing after cancel: %v, %q", err, buf.String())
 	}
@@ -144,5 +145,35 @@ func TestProvenance(t *testing.T) {
 	}
 	if p := res.Provenance; p.Library != l1 || p.Short != l1[:12] || p.Variant != n1 || p.Version == "" {
 		t.Errorf("result provenance %+v", p)
+	}
+}
+
+// TestRunawayTemplatesStop: a template that builds a huge list, writes
+// without end or loops without writing stops at its limit with an error
+// naming the limit, and the library goes on rendering.
+func TestRunawayTemplatesStop(t *testing.T) {
+	cases := []struct{ name, tmpl, want string }{
+		{"a huge list", `{{ range untilStep 0 1000000000 1 }}{{ end }}`, "over the limit of 100000"},
+		{"a huge repeat", `{{ repeat 100000000000 "x" }}`, "over the output limit"},
+		{"endless output", `{{ range until 100000 }}{{ range until 100000 }}xxxxxxxxxx{{ end }}{{ end }}`, "wrote more than the output limit"},
+		{"a silent loop", `{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}`, "longer than its deadline"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := noteFS()
+			f["templates/note/items.md.tmpl"].Data = []byte(c.tmpl)
+			lib, err := Load(f, WithLimits(Limits{OutputBytes: 1 << 20, Timeout: 200 * time.Millisecond}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\n")})
+			if e := AsError(err); e == nil || e.Kind != KindTemplate || !strings.Contains(err.Error(), c.want) || len(e.Hints) == 0 {
+				t.Fatalf("got %v, want a template error with %q", err, c.want)
+			}
+		})
+	}
+	lib, _ := loadNote(t, nil)
+	if _, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\n")}); err != nil {
+		t.Errorf("after the limits: %v", err)
 	}
 }

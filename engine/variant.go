@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/promptsmith/promptsmith/engine/funcs"
@@ -34,6 +35,9 @@ type Variant struct {
 	hash     string // see Provenance
 	// sectionPaths caches the SectionPaths of the verbatim fields seen lately.
 	sectionPaths outline.PathCache
+	// free holds copies of the templates for renders to execute (execSet).
+	mu   sync.Mutex
+	free []*execSet
 }
 
 func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*Variant, error) {

@@ -23,6 +23,10 @@ type Env struct {
 	// Templates returns the set include executes from; it is set after
 	// parsing, since the set holds the functions.
 	Templates func() *template.Template
+	// Limits bound the lists and texts functions build.
+	Limits Limits
+	// Run is the execution in progress, when there is one.
+	Run *Run
 }
 
 // Func is one function of the engine's own, as templates/README.md lists it.
@@ -64,6 +68,9 @@ func Map(env *Env) template.FuncMap {
 	f := sprig.TxtFuncMap()
 	for _, name := range Excluded() {
 		delete(f, name)
+	}
+	for name, fn := range env.bounded(f) {
+		f[name] = fn
 	}
 	for _, fn := range Catalog(env) {
 		f[fn.Name] = fn.Fn

@@ -33,6 +33,9 @@ func (env *Env) include(name string, data any) (string, error) {
 	if tooDeep() {
 		return "", fmt.Errorf("include %q: templates include each other too deeply (does one include itself?)", name)
 	}
+	if err := env.check(); err != nil {
+		return "", err
+	}
 	var b bytes.Buffer
 	err := set.ExecuteTemplate(&b, name, data)
 	return b.String(), err

@@ -1,7 +1,10 @@
 package input
 
 import (
+	"errors"
+
 	"fmt"
+	"github.com/promptsmith/promptsmith/engine/problem"
 	"strings"
 	"testing"
 )
@@ -92,5 +95,28 @@ func TestPositions(t *testing.T) {
 		if got := (&Document{Input: Input{Name: name, Data: []byte(c.in)}}).Position(c.ptr); got != c.want {
 			t.Errorf("%s in %s: %q, want %q", c.ptr, name, got, c.want)
 		}
+	}
+}
+
+// TestDecoderBounds: an input over the size or nesting bound is refused
+// before it can cost anything, naming the bound and where it was crossed.
+func TestDecoderBounds(t *testing.T) {
+	dc := Decoder{MaxBytes: 100, MaxDepth: 3}
+	if _, err := dc.Decode(Input{Name: "big", Data: []byte(`{"a": "` + strings.Repeat("x", 200) + `"}`)}); err == nil || !strings.Contains(err.Error(), "over the limit of 100 bytes") {
+		t.Errorf("size: %v", err)
+	}
+	for _, doc := range []string{`{"a": {"b": {"c": {"d": 1}}}}`, "a:\n  b:\n    c:\n      d: [1]\n"} {
+		_, err := dc.Decode(Input{Name: "deep", Data: []byte(doc)})
+		var e *problem.Error
+		if !errors.As(err, &e) || !strings.Contains(e.Reason, "deeper than 3 levels") || e.Field == "" || !strings.HasPrefix(e.Position, "deep:") {
+			t.Errorf("%q: %v", doc, err)
+		}
+	}
+	if _, err := dc.Decode(Input{Name: "ok", Data: []byte(`{"a": {"b": {"c": 1}}}`)}); err != nil {
+		t.Errorf("within the bounds: %v", err)
+	}
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	if _, err := Decode(Input{Name: "x", Data: []byte(`{"x": ` + deep + `}`)}, nil); err == nil {
+		t.Error("20,000 levels decoded")
 	}
 }

@@ -33,6 +33,7 @@ type Document struct {
 	yamlValues int
 	aliasing   map[any]bool
 	positions  map[string]int // pointer → byte offset, built on the first error
+	maxDepth   int
 }
 
 // Decode reads an object: JSON when the input starts with '{', else YAML.
@@ -40,7 +41,29 @@ type Document struct {
 // and rendering see what the caller wrote. Key order is recorded in order,
 // or, when it is nil, in a KeyOrder of the document's own.
 func Decode(in Input, order *KeyOrder) (*Document, error) {
-	d, root, err := decode(in, order)
+	return Decoder{Order: order}.Decode(in)
+}
+
+// Decoder decodes inputs within bounds on their size and nesting, so that
+// no input can cost more than its bounds allow.
+type Decoder struct {
+	// Order records the key order of objects; nil gives each document its own.
+	Order *KeyOrder
+	// MaxBytes refuses a larger input; 0 sets no bound.
+	MaxBytes int
+	// MaxDepth refuses values nested deeper; 0 is the parser's own bound,
+	// 10,000 levels.
+	MaxDepth int
+}
+
+// Decode reads an object, as the function Decode does, within the bounds.
+func (dc Decoder) Decode(in Input) (*Document, error) {
+	if dc.MaxBytes > 0 && len(in.Data) > dc.MaxBytes {
+		return nil, (&problem.Error{Kind: problem.KindInput, Field: "/", Position: in.Name,
+			Reason: fmt.Sprintf("the input is %s, over the limit of %s", problem.Size(len(in.Data)), problem.Size(dc.MaxBytes))}).
+			Hint("send a smaller input, or raise the limit (render's --max-input, the engine's Limits.InputBytes)")
+	}
+	d, root, err := decode(in, dc.Order, dc.MaxDepth)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +84,7 @@ func DecodeJSON(in Input, order *KeyOrder) (any, *Document, error) {
 	if order == nil {
 		order = &KeyOrder{}
 	}
-	d := &Document{Input: in, order: order}
+	d := &Document{Input: in, order: order, maxDepth: maxDepth}
 	trimmed := bytes.TrimLeft(in.Data, " \t\r\n\ufeff")
 	root, err := d.decodeJSON(in.Data, len(in.Data)-len(trimmed))
 	if err != nil {
@@ -71,11 +94,17 @@ func DecodeJSON(in Input, order *KeyOrder) (any, *Document, error) {
 	return root, d, nil
 }
 
-func decode(in Input, order *KeyOrder) (*Document, any, error) {
+// maxDepth is the parser's own bound on nesting.
+const maxDepth = 10000
+
+func decode(in Input, order *KeyOrder, depth int) (*Document, any, error) {
 	if order == nil {
 		order = &KeyOrder{}
 	}
-	d := &Document{Input: in, order: order}
+	if depth <= 0 || depth > maxDepth {
+		depth = maxDepth
+	}
+	d := &Document{Input: in, order: order, maxDepth: depth}
 	trimmed := bytes.TrimLeft(in.Data, " \t\r\n\ufeff")
 	var root any
 	var err error
@@ -142,4 +171,11 @@ func TypeName(v any) string {
 		return "a number"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// tooDeep is the error for a value nested deeper than the bound.
+func tooDeep(ptr string, limit int) *problem.Error {
+	return (&problem.Error{Kind: problem.KindInput, Field: ptr,
+		Reason: fmt.Sprintf("the input nests deeper than %d levels", limit)}).
+		Hint("flatten the structure; a prompt's input never needs that depth (the limit is render's --max-depth, the engine's Limits.Depth)")
 }

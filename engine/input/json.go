@@ -15,7 +15,10 @@ import (
 )
 
 func (d *Document) decodeJSON(data []byte, start int) (any, error) {
-	p := &jsonParser{data: data, pos: start, doc: d}
+	p := &jsonParser{data: data, pos: start, doc: d, maxDepth: d.maxDepth}
+	if p.maxDepth <= 0 {
+		p.maxDepth = maxDepth
+	}
 	v, err := p.value(0)
 	if err == nil {
 		p.skipSpace()
@@ -56,7 +59,9 @@ type jsonParser struct {
 	data []byte
 	pos  int
 	doc  *Document // nil when only positions are wanted
-	path []string  // the keys and indexes down to the current value, for errors
+	// maxDepth bounds nesting: values deeper are refused.
+	maxDepth int
+	path     []string // the keys and indexes down to the current value, for errors
 	// index, when set, receives the offset of every value's key or start:
 	// error positions for JSON input.
 	index map[string]int
@@ -102,8 +107,8 @@ func (p *jsonParser) skipSpace() {
 }
 
 func (p *jsonParser) value(depth int) (any, error) {
-	if depth > 10000 {
-		return nil, p.fail("nesting too deep")
+	if depth > p.maxDepth {
+		return nil, tooDeep(p.pointer(), p.maxDepth)
 	}
 	p.skipSpace()
 	if p.pos >= len(p.data) {

@@ -25,7 +25,7 @@ func indexPositions(data []byte) map[string]int {
 	idx := map[string]int{}
 	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		p := &jsonParser{data: data, pos: len(data) - len(trimmed), index: idx}
+		p := &jsonParser{data: data, pos: len(data) - len(trimmed), index: idx, maxDepth: maxDepth}
 		p.value(0)
 		return idx
 	}

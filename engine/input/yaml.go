@@ -20,7 +20,7 @@ func (d *Document) decodeYAML(data []byte) (any, error) {
 	if n.Kind == 0 { // empty document
 		return map[string]any{}, nil
 	}
-	return d.yamlValue(&n, "")
+	return d.yamlValue(&n, "", 0)
 }
 
 // maxYAMLValues bounds how many values a YAML input may expand to. Aliases
@@ -28,7 +28,12 @@ func (d *Document) decodeYAML(data []byte) (any, error) {
 // input needs more than this.
 const maxYAMLValues = 1_000_000
 
-func (d *Document) yamlValue(n *yaml.Node, ptr string) (any, error) {
+func (d *Document) yamlValue(n *yaml.Node, ptr string, depth int) (any, error) {
+	if depth > d.maxDepth {
+		e := tooDeep(ptr, d.maxDepth)
+		e.Position = fmt.Sprintf("%s:%d:%d", d.Name, n.Line, n.Column)
+		return nil, e
+	}
 	d.yamlValues++
 	if d.yamlValues > maxYAMLValues {
 		return nil, d.yamlErr(n, ptr, "the YAML expands to more than %d values through its aliases (*name)", maxYAMLValues).
@@ -39,7 +44,7 @@ func (d *Document) yamlValue(n *yaml.Node, ptr string) (any, error) {
 		if len(n.Content) == 0 {
 			return map[string]any{}, nil
 		}
-		return d.yamlValue(n.Content[0], ptr)
+		return d.yamlValue(n.Content[0], ptr, depth)
 	case yaml.AliasNode:
 		if d.aliasing[n.Alias] {
 			return nil, d.yamlErr(n, ptr, "alias *%s refers to a value that contains it", n.Value).
@@ -50,11 +55,11 @@ func (d *Document) yamlValue(n *yaml.Node, ptr string) (any, error) {
 		}
 		d.aliasing[n.Alias] = true
 		defer delete(d.aliasing, n.Alias)
-		return d.yamlValue(n.Alias, ptr)
+		return d.yamlValue(n.Alias, ptr, depth)
 	case yaml.SequenceNode:
 		list := make([]any, 0, len(n.Content))
 		for i, c := range n.Content {
-			v, err := d.yamlValue(c, pointer.Index(ptr, i))
+			v, err := d.yamlValue(c, pointer.Index(ptr, i), depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -64,7 +69,7 @@ func (d *Document) yamlValue(n *yaml.Node, ptr string) (any, error) {
 	case yaml.MappingNode:
 		m := map[string]any{}
 		var keys []string
-		if err := d.yamlMapping(n, ptr, m, &keys); err != nil {
+		if err := d.yamlMapping(n, ptr, m, &keys, depth); err != nil {
 			return nil, err
 		}
 		d.Record(m, keys)
@@ -86,7 +91,7 @@ func (d *Document) yamlErr(n *yaml.Node, ptr, format string, args ...any) *probl
 // over keys merged in with <<, wherever the merge stands; of several merged
 // mappings the first wins, as YAML's merge key says. A key written twice is
 // refused, as in JSON input: which one was meant is a guess.
-func (d *Document) yamlMapping(n *yaml.Node, ptr string, m map[string]any, keys *[]string) error {
+func (d *Document) yamlMapping(n *yaml.Node, ptr string, m map[string]any, keys *[]string, depth int) error {
 	explicit := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn := n.Content[i]
@@ -102,13 +107,13 @@ func (d *Document) yamlMapping(n *yaml.Node, ptr string, m map[string]any, keys 
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
 		if kn.Tag == "!!merge" {
-			if err := d.yamlMerge(kn, vn, ptr, m, keys, explicit); err != nil {
+			if err := d.yamlMerge(kn, vn, ptr, m, keys, explicit, depth); err != nil {
 				return err
 			}
 			continue
 		}
 		k := kn.Value
-		v, err := d.yamlValue(vn, pointer.Append(ptr, k))
+		v, err := d.yamlValue(vn, pointer.Append(ptr, k), depth+1)
 		if err != nil {
 			return err
 		}
@@ -120,13 +125,13 @@ func (d *Document) yamlMapping(n *yaml.Node, ptr string, m map[string]any, keys 
 
 // yamlMerge adds the keys of a merged mapping, or of a list of them, that the
 // mapping has not got yet.
-func (d *Document) yamlMerge(kn, vn *yaml.Node, ptr string, m map[string]any, keys *[]string, explicit map[string]bool) error {
+func (d *Document) yamlMerge(kn, vn *yaml.Node, ptr string, m map[string]any, keys *[]string, explicit map[string]bool, depth int) error {
 	sources := []*yaml.Node{vn}
 	if vn.Kind == yaml.SequenceNode {
 		sources = vn.Content
 	}
 	for _, src := range sources {
-		v, err := d.yamlValue(src, ptr)
+		v, err := d.yamlValue(src, ptr, depth)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,102 @@
+package funcs
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Limits bound what a template may build, so that no template, however
+// written, can exhaust the memory of the process that renders it.
+type Limits struct {
+	// ListItems is the longest list until, untilStep and seq may build.
+	ListItems int
+	// OutputBytes is the longest text repeat may build.
+	OutputBytes int
+}
+
+// Run is one execution of a variant's templates. The engine gives each
+// render a Run of its own; its context ends the work once the render's
+// caller gives up or its deadline passes, even in a loop that writes
+// nothing.
+type Run struct {
+	Ctx context.Context
+}
+
+// check reports whether the run may go on.
+func (env *Env) check() error {
+	if env.Run == nil || env.Run.Ctx == nil {
+		return nil
+	}
+	return env.Run.Ctx.Err()
+}
+
+// items refuses a list of n items over the limit.
+func (env *Env) items(fn string, n float64) error {
+	if err := env.check(); err != nil {
+		return err
+	}
+	if limit := env.Limits.ListItems; limit > 0 && n > float64(limit) {
+		return fmt.Errorf("%s would build a list of %.0f items, over the limit of %d; a prompt never needs that many (the limit is the engine's ListItems, render's --max-list)", fn, n, limit)
+	}
+	return nil
+}
+
+// bounded wraps sprig's list and text builders with the limits: each counts
+// what it would build before building it.
+func (env *Env) bounded(sprig map[string]any) map[string]any {
+	until := sprig["until"].(func(int) []int)
+	untilStep := sprig["untilStep"].(func(int, int, int) []int)
+	seq := sprig["seq"].(func(...int) string)
+	return map[string]any{
+		"until": func(n int) ([]int, error) {
+			if err := env.items("until", math.Abs(float64(n))); err != nil {
+				return nil, err
+			}
+			return until(n), nil
+		},
+		"untilStep": func(start, stop, step int) ([]int, error) {
+			if err := env.items("untilStep", steps(start, stop, step)); err != nil {
+				return nil, err
+			}
+			return untilStep(start, stop, step), nil
+		},
+		"seq": func(params ...int) (string, error) {
+			n := 0.0
+			switch len(params) {
+			case 1:
+				n = math.Abs(float64(params[0])) + 1
+			case 2:
+				n = math.Abs(float64(params[1])-float64(params[0])) + 1
+			case 3:
+				n = steps(params[0], params[2], params[1]) + 1
+			}
+			if err := env.items("seq", n); err != nil {
+				return "", err
+			}
+			return seq(params...), nil
+		},
+		"repeat": func(count int, s string) (string, error) {
+			if err := env.check(); err != nil {
+				return "", err
+			}
+			if count < 0 {
+				return "", fmt.Errorf("repeat %d: the count must not be negative", count)
+			}
+			size := float64(count) * float64(len(s))
+			if limit := env.Limits.OutputBytes; limit > 0 && size > float64(limit) {
+				return "", fmt.Errorf("repeat would build %.0f bytes, over the output limit of %d bytes (the engine's OutputBytes, render's --max-output)", size, limit)
+			}
+			return strings.Repeat(s, count), nil
+		},
+	}
+}
+
+// steps counts the items from start toward stop by step.
+func steps(start, stop, step int) float64 {
+	if step == 0 || (stop > start) != (step > 0) {
+		return 0
+	}
+	return math.Ceil(math.Abs(float64(stop)-float64(start)) / math.Abs(float64(step)))
+}

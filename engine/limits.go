@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/promptsmith/promptsmith/engine/problem"
+)
+
+// Limits bound what one render may cost, so that no input and no template
+// can take the process down. The defaults are far above what a real prompt
+// reaches; an operator may change them (render's --max-* flags, WithLimits).
+// A zero field takes its default.
+type Limits struct {
+	// InputBytes is the largest input accepted.
+	InputBytes int
+	// Depth is the deepest nesting of the input's values.
+	Depth int
+	// OutputBytes is the most the templates may write in one render; a
+	// render that writes more stops as soon as it does.
+	OutputBytes int
+	// ListItems is the longest list a template function (until, untilStep,
+	// seq) may build.
+	ListItems int
+	// Timeout bounds a render whose context sets no earlier deadline.
+	Timeout time.Duration
+}
+
+// DefaultLimits are the limits of a library loaded without WithLimits.
+func DefaultLimits() Limits {
+	return Limits{
+		InputBytes:  16 << 20,
+		Depth:       128,
+		OutputBytes: 32 << 20,
+		ListItems:   100_000,
+		Timeout:     10 * time.Second,
+	}
+}
+
+// WithLimits sets the limits of every render of the library.
+func WithLimits(l Limits) Option { return func(o *options) { o.limits = l } }
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.InputBytes <= 0 {
+		l.InputBytes = d.InputBytes
+	}
+	if l.Depth <= 0 {
+		l.Depth = d.Depth
+	}
+	if l.OutputBytes <= 0 {
+		l.OutputBytes = d.OutputBytes
+	}
+	if l.ListItems <= 0 {
+		l.ListItems = d.ListItems
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = d.Timeout
+	}
+	return l
+}
+
+// errOutputLimit ends a template's execution that wrote past the limit.
+var errOutputLimit = errors.New("output limit reached")
+
+// runWriter is where a render's templates write. text/template knows no
+// context, but every template that makes work writes, and a failed write
+// ends the execution: so the writer stops a render its caller gave up on,
+// or that writes more than the limit, at once.
+type runWriter struct {
+	buf  *bytes.Buffer
+	done <-chan struct{}
+	left int // bytes the render may still write
+}
+
+func (w *runWriter) Write(p []byte) (int, error) {
+	select {
+	case <-w.done:
+		return 0, context.Canceled
+	default:
+	}
+	if len(p) > w.left {
+		return 0, errOutputLimit
+	}
+	w.left -= len(p)
+	return w.buf.Write(p)
+}
+
+// stopped is the error of a render that ended before it was done: its
+// caller gave up (usage), its deadline passed or it wrote too much (the
+// library's templates ran away: the author must act).
+func (v *Variant) stopped(err error) error {
+	limits := v.lib.opts.limits
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return (&Error{Kind: KindTemplate, Variant: v.name, Err: err,
+			Reason: fmt.Sprintf("the render took longer than its deadline (%s)", limits.Timeout)}).
+			Hint("a template loops too long for this input; raise the limit with render's --timeout or Limits.Timeout if the prompt really needs it")
+	case errors.Is(err, errOutputLimit):
+		return (&Error{Kind: KindTemplate, Variant: v.name, Err: err,
+			Reason: fmt.Sprintf("the templates wrote more than the output limit of %s", problem.Size(limits.OutputBytes))}).
+			Hint("a template writes in a loop that does not end soon enough; raise the limit with render's --max-output or Limits.OutputBytes if the prompt really is that long")
+	}
+	return &Error{Kind: KindUsage, Variant: v.name, Reason: "the render was stopped: " + err.Error(), Err: err}
+}
