@@ -11,6 +11,9 @@ import (
 // library loads --templates DIR when given, else the embedded library.
 func (a *app) library() (*engine.Library, error) {
 	var opts []engine.Option
+	if a.limits != engine.DefaultLimits() {
+		opts = append(opts, engine.WithLimits(a.limits))
+	}
 	if a.log {
 		opts = append(opts, engine.WithLogger(slog.New(slog.NewJSONHandler(a.stderr, nil))))
 	}

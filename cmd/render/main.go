@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/promptsmith/promptsmith/engine"
 	"github.com/spf13/cobra"
 )
 
@@ -44,6 +45,7 @@ type app struct {
 	log            bool
 	audit          string
 	tokens         string
+	limits         engine.Limits
 	exit           int
 }
 
@@ -77,6 +79,12 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 		"record every rendered prompt, and the prompts it embeds, in this SQLite file (see render audit)")
 	root.PersistentFlags().StringVar(&a.tokens, "tokens", "",
 		"count tokens per section with this encoding (o200k_base, cl100k_base, p50k_base, r50k_base); shown by --format json and render check")
+	limits := engine.DefaultLimits()
+	root.PersistentFlags().IntVar(&a.limits.InputBytes, "max-input", limits.InputBytes, "largest input in bytes")
+	root.PersistentFlags().IntVar(&a.limits.Depth, "max-depth", limits.Depth, "deepest nesting of the input's values")
+	root.PersistentFlags().IntVar(&a.limits.OutputBytes, "max-output", limits.OutputBytes, "most bytes the templates may write in one render")
+	root.PersistentFlags().IntVar(&a.limits.ListItems, "max-list", limits.ListItems, "longest list a template function (until, untilStep, seq) may build")
+	root.PersistentFlags().DurationVar(&a.limits.Timeout, "timeout", limits.Timeout, "longest a render may take")
 	opts.register(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%s", err.Error()) })
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
