@@ -13,6 +13,7 @@
 //	verbatim  keep embedded fields extractable (markers, regions, Extract)
 //	rules     the manifest's input rules (unique, references, ...)
 //	          ids: hashes of input fields (this package)
+//	budget    what to cut to fit a number of tokens (FitTokens)
 //	funcs     the template functions, run by text/template per section
 //	check     the manifest's checks, on the outline of the prompt (outline)
 //
@@ -25,6 +26,7 @@
 // above it, and TestImportRules keeps that true:
 //
 //	engine
+//	├── budget   → input, manifest, pointer
 //	├── check    → outline, verbatim, manifest, pointer, problem
 //	├── rules    → input, manifest, pointer, problem
 //	├── funcs    → input

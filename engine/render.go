@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/check"
@@ -34,6 +32,8 @@ type Result struct {
 	Tokens   int               `json:"tokens,omitempty"` // with WithTokenCounter
 	// Provenance names the library, and the variant's own files, that made the prompt.
 	Provenance Provenance `json:"provenance"`
+	// Budget says how the prompt was fitted to a number of tokens (FitTokens).
+	Budget *BudgetReport `json:"budget,omitempty"`
 }
 
 // Section is one kept section: Text[Start:End] is what its template wrote.
@@ -67,27 +67,31 @@ func (r *Result) OK() bool {
 // Result together with an *Error of KindCheck, so that callers can show both;
 // every other failure returns only the *Error. ctx bounds the render: it is
 // consulted between stages and while templates write.
-func (lib *Library) Render(ctx context.Context, variant string, in Input) (*Result, error) {
+func (lib *Library) Render(ctx context.Context, variant string, in Input, opts ...RenderOption) (*Result, error) {
 	v, err := lib.Variant(variant)
 	if err != nil {
 		return nil, err
 	}
-	return v.render(ctx, in)
+	var ro renderOptions
+	for _, o := range opts {
+		o(&ro)
+	}
+	return v.render(ctx, in, ro)
 }
 
 // RenderValue renders a Go value (a struct or map) by way of its JSON encoding,
 // so that struct field order becomes the key order templates see.
-func (lib *Library) RenderValue(ctx context.Context, variant string, value any) (*Result, error) {
+func (lib *Library) RenderValue(ctx context.Context, variant string, value any, opts ...RenderOption) (*Result, error) {
 	data, err := json.Marshal(value)
 	if err != nil {
 		return nil, &Error{Kind: KindInput, Reason: "cannot encode the input as JSON: " + err.Error(), Err: err}
 	}
-	return lib.Render(ctx, variant, Input{Name: "value", Data: data})
+	return lib.Render(ctx, variant, Input{Name: "value", Data: data}, opts...)
 }
 
 // render is the pipeline: decode → validate → defaults → input rules → ids
 // → sections → join → checks.
-func (v *Variant) render(ctx context.Context, in Input) (res *Result, err error) {
+func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *Result, err error) {
 	rec := v.startLog()
 	defer func() {
 		if err != nil {
@@ -118,10 +122,6 @@ func (v *Variant) render(ctx context.Context, in Input) (res *Result, err error)
 	if err := v.rules.Check(doc); err != nil {
 		return nil, doc.Locate(err)
 	}
-	for _, name := range slices.Sorted(maps.Keys(ids)) {
-		doc.Root[name] = ids[name]
-		doc.AppendKey(doc.Root, name)
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, v.stopped(err)
 	}
@@ -130,7 +130,13 @@ func (v *Variant) render(ctx context.Context, in Input) (res *Result, err error)
 		return nil, err
 	}
 	defer v.release(set)
-	res, err = v.execute(ctx, set, doc.Root)
+	var data map[string]any
+	if ro.maxTokens > 0 {
+		res, data, err = v.fit(ctx, set, doc, ids, ro)
+	} else {
+		data = v.data(doc, ids, nil, 0)
+		res, err = v.execute(ctx, set, data, nil)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +152,7 @@ func (v *Variant) render(ctx context.Context, in Input) (res *Result, err error)
 	if err := ctx.Err(); err != nil {
 		return nil, v.stopped(err)
 	}
-	if cerr := v.check(set, res, doc.Root); cerr != nil {
+	if cerr := v.check(set, res, data); cerr != nil {
 		return res, cerr
 	}
 	rec.success(res)
@@ -155,12 +161,15 @@ func (v *Variant) render(ctx context.Context, in Input) (res *Result, err error)
 
 // execute renders the sections into one buffer, dropping those that wrote only
 // white space together with the joiner before them.
-func (v *Variant) execute(ctx context.Context, set *execSet, data map[string]any) (*Result, error) {
+func (v *Variant) execute(ctx context.Context, set *execSet, data map[string]any, dropped map[string]bool) (*Result, error) {
 	var buf bytes.Buffer
 	w := &runWriter{buf: &buf, done: ctx.Done(), left: v.lib.opts.limits.OutputBytes}
 	join := v.manifest.JoinText()
 	spans := make([]Section, 0, len(v.manifest.Sections))
 	for _, name := range v.manifest.Sections {
+		if dropped[name] {
+			continue
+		}
 		mark := buf.Len()
 		if len(spans) > 0 {
 			buf.WriteString(join)

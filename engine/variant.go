@@ -73,6 +73,18 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*V
 				Hint("correct the pointer, or declare the field in the schema")
 		}
 	}
+	if len(m.Budget) > 0 && slices.Contains(props, "budget") {
+		return nil, problem.Template(mfile, "the schema has a field named budget, which a manifest with budget: gives templates").
+			Hint("rename the input field; templates read .budget.omitted.<unit>")
+	}
+	for i, u := range m.Budget {
+		if f := u.Field(); f != "" {
+			if why := v.schema.Undeclared(f); why != "" && !strings.Contains(why, "inside an array") {
+				return nil, problem.Template(mfile, "budget[%d] (%s): %s (schemas/%s.schema.json)", i, f, why, m.Schema).
+					Hint("correct the pointer, or declare the field in the schema")
+			}
+		}
+	}
 	choices, err := v.parseTemplates(fsys, dir)
 	if err != nil {
 		return nil, err
@@ -117,13 +129,24 @@ func (v *Variant) parseTemplates(fsys fs.FS, dir string) (map[string][]string, e
 	if err != nil {
 		return nil, problem.Template(v.dir, "cannot list templates: %v", err)
 	}
+	sources := map[string]string{}
 	for _, f := range files {
 		src, err := fs.ReadFile(fsys, path.Join(dir, f))
 		if err != nil {
 			return nil, problem.Template(v.dir+"/"+f, "cannot read template: %v", err)
 		}
+		sources[f] = string(src)
 		if _, err := t.New(f).Parse(string(src)); err != nil {
 			return nil, v.templateError(err)
+		}
+	}
+	for i, u := range v.manifest.Budget {
+		src := "\n" + sources[u.Section+".md.tmpl"]
+		for _, h := range v.manifest.Checks.Headings {
+			if u.Section != "" && strings.Contains(src, "\n"+h) {
+				return nil, problem.Template(mfile, "budget[%d]: section %s writes the required heading %q, which is never cut", i, u.Section, h).
+					Hint("budget a section without a required heading, or the fields inside this one")
+			}
 		}
 	}
 	for _, s := range v.manifest.Sections {

@@ -36,6 +36,9 @@ type Manifest struct {
 	// Gather declares the probes of render gather: input fields filled in
 	// from the host before rendering (package gather runs them).
 	Gather []Probe `yaml:"gather" json:"gather,omitempty"`
+	// Budget declares what may be cut, and in which order, to fit the
+	// prompt to a number of tokens (package budget).
+	Budget []Unit `yaml:"budget" json:"budget,omitempty"`
 }
 
 // IDSpec derives an id from a canonical encoding of the input fields Of.
@@ -175,6 +178,9 @@ func Parse(file string, data []byte) (*Manifest, error) {
 	if err := checkProbes(file, m.Gather); err != nil {
 		return nil, err
 	}
+	if err := m.checkBudget(file); err != nil {
+		return nil, err
+	}
 	return &m, nil
 }
 
@@ -217,6 +223,9 @@ func (m *Manifest) pointers() []string {
 	}
 	for _, name := range slices.Sorted(maps.Keys(m.Log)) {
 		ps = append(ps, m.Log[name])
+	}
+	for _, u := range m.Budget {
+		ps = append(ps, u.List, u.Text)
 	}
 	return ps
 }
