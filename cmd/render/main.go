@@ -46,6 +46,7 @@ type app struct {
 	audit          string
 	tokens         string
 	limits         engine.Limits
+	maxTokens      int
 	exit           int
 }
 
@@ -79,6 +80,8 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 		"record every rendered prompt, and the prompts it embeds, in this SQLite file (see render audit)")
 	root.PersistentFlags().StringVar(&a.tokens, "tokens", "",
 		"count tokens per section with this encoding (o200k_base, cl100k_base, p50k_base, r50k_base); shown by --format json and render check")
+	root.PersistentFlags().IntVar(&a.maxTokens, "max-tokens", 0,
+		"fit the prompt to this many tokens (counted with --tokens), cutting what the variant's budget allows, lowest priority first")
 	limits := engine.DefaultLimits()
 	root.PersistentFlags().IntVar(&a.limits.InputBytes, "max-input", limits.InputBytes, "largest input in bytes")
 	root.PersistentFlags().IntVar(&a.limits.Depth, "max-depth", limits.Depth, "deepest nesting of the input's values")

@@ -38,7 +38,11 @@ func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
 	if err != nil {
 		return err
 	}
-	res, err := lib.Render(a.ctx, variant, in)
+	fit, err := a.fitOptions()
+	if err != nil {
+		return err
+	}
+	res, err := lib.Render(a.ctx, variant, in, fit...)
 	if res == nil {
 		return err
 	}
@@ -77,7 +81,7 @@ func (a *app) emit(v *engine.Variant, res *engine.Result, err error, output stri
 func (a *app) checkReport(res *engine.Result) []byte {
 	if a.format == "json" {
 		return jsonBytes(map[string]any{"variant": res.Variant, "ok": res.OK(), "checks": res.Checks, "ids": res.IDs,
-			"sections": res.Sections, "tokens": res.Tokens})
+			"sections": res.Sections, "tokens": res.Tokens, "budget": res.Budget})
 	}
 	var b strings.Builder
 	for _, c := range res.Checks {
@@ -94,6 +98,7 @@ func (a *app) checkReport(res *engine.Result) []byte {
 	if len(res.Checks) == 0 {
 		b.WriteString("ok   input is valid (the manifest declares no checks)\n")
 	}
+	b.WriteString(budgetReport(res))
 	if res.Tokens > 0 {
 		fmt.Fprintf(&b, "tokens %d:", res.Tokens)
 		for _, s := range res.Sections {

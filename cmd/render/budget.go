@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/tokens"
+)
+
+// fitOptions turns --max-tokens into the render option that fits the
+// prompt to it, counted with --tokens.
+func (a *app) fitOptions() ([]engine.RenderOption, error) {
+	if a.maxTokens == 0 {
+		return nil, nil
+	}
+	if a.maxTokens < 0 {
+		return nil, &cliError{Kind: engine.KindUsage, Flag: "--max-tokens", Reason: fmt.Sprintf("%d is not a number of tokens", a.maxTokens)}
+	}
+	if a.tokens == "" {
+		return nil, &cliError{Kind: engine.KindUsage, Flag: "--max-tokens", Reason: "a budget needs an encoding to count tokens with",
+			Hints: []string{"add --tokens o200k_base (or cl100k_base, p50k_base, r50k_base)"}}
+	}
+	tc, err := tokens.New(a.tokens)
+	if err != nil {
+		return nil, &cliError{Kind: engine.KindUsage, Flag: "--tokens", Reason: err.Error(), err: err}
+	}
+	return []engine.RenderOption{engine.FitTokens(a.maxTokens, tc)}, nil
+}
+
+// budgetReport is the lines render check prints about a fitted prompt.
+func budgetReport(res *engine.Result) string {
+	b := res.Budget
+	if b == nil {
+		return ""
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "budget %d of %d tokens (%d before cuts, %d renders, first %d bytes unchanged)\n",
+		b.Tokens, b.MaxTokens, b.FullTokens, b.Renders, b.StablePrefix)
+	for _, c := range b.Cuts {
+		what := "dropped"
+		switch c.Kind {
+		case "list":
+			what = fmt.Sprintf("%d item(s) left out", c.Items)
+		case "text":
+			what = fmt.Sprintf("%d character(s) cut", c.Chars)
+		}
+		fmt.Fprintf(&s, "  cut %s %s: %s, %d tokens saved\n", c.Kind, c.Name, what, c.TokensSaved)
+	}
+	return s.String()
+}
