@@ -12,6 +12,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/funcs"
 	"github.com/promptsmith/promptsmith/internal/golden"
+	"github.com/promptsmith/promptsmith/tokens"
 )
 
 func libraryOnce() (*engine.Library, error) { return promptsmith.Library() }
@@ -47,6 +48,24 @@ func TestGolden(t *testing.T) {
 					t.Fatalf("render: %v", err)
 				}
 				golden.Check(t, filepath.Join("testdata", "golden", name, ex+".md"), []byte(res.Text))
+			})
+		}
+		for _, be := range v.Manifest().BudgetExamples {
+			want[be.Golden()] = true
+			t.Run(name+"/"+be.Golden(), func(t *testing.T) {
+				in, _ := v.Example(be.Example)
+				tc, err := tokens.New(be.Encoding())
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := lib.Render(context.Background(), name, in, engine.FitTokens(be.MaxTokens, tc))
+				if err != nil {
+					t.Fatalf("render: %v", err)
+				}
+				if res.Budget.Tokens > be.MaxTokens || len(res.Budget.Cuts) == 0 {
+					t.Errorf("%d tokens for a budget of %d, %d cuts: the example should need cutting", res.Budget.Tokens, be.MaxTokens, len(res.Budget.Cuts))
+				}
+				golden.Check(t, filepath.Join("testdata", "golden", name, be.Golden()), []byte(res.Text))
 			})
 		}
 		files, _ := filepath.Glob(filepath.Join("testdata", "golden", name, "*.md"))

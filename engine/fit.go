@@ -73,11 +73,11 @@ func (v *Variant) data(doc *input.Document, ids map[string]string, cut *budget.C
 			if cut != nil {
 				n = cut.Omitted[u.Name]
 			}
-			omitted[u.Name] = int64(n)
+			omitted[u.Name] = n
 			names = append(names, u.Name)
 		}
 		doc.Record(omitted, names)
-		b := map[string]any{"omitted": omitted, "max_tokens": int64(maxTokens)}
+		b := map[string]any{"omitted": omitted, "max_tokens": maxTokens}
 		doc.Record(b, []string{"omitted", "max_tokens"})
 		root["budget"] = b
 		doc.AppendKey(root, "budget")

@@ -89,6 +89,11 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*V
 	if err != nil {
 		return nil, err
 	}
+	for i, be := range m.BudgetExamples {
+		if be.MaxTokens <= 0 {
+			return nil, problem.Template(mfile, "budget_examples[%d]: max_tokens must be a positive number of tokens", i)
+		}
+	}
 	v.rules = &rules.Checker{Rules: m.Rules, Verbatim: m.Verbatim, Choices: choices, SectionPaths: v.paths}
 	examples, _ := fs.Glob(fsys, path.Join(dir, "examples", "*"))
 	for _, ex := range examples {
@@ -101,6 +106,12 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*V
 			return nil, problem.Template(lib.label(ex), "cannot read example: %v", err)
 		}
 		v.examples[strings.TrimSuffix(path.Base(ex), ext)] = Input{Name: lib.label(ex), Data: b}
+	}
+	for i, be := range m.BudgetExamples {
+		if _, ok := v.examples[be.Example]; !ok {
+			return nil, problem.Template(mfile, "budget_examples[%d]: no example %q", i, be.Example).
+				Hint("the examples are the files of %s/examples", v.dir)
+		}
 	}
 	return v, nil
 }

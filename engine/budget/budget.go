@@ -216,12 +216,18 @@ func dropOrder(l []any, u manifest.Unit) []int {
 	}
 	switch u.Drop {
 	case "first":
-	case "oldest", "lowest":
+	case "oldest", "newest", "lowest", "highest":
+		asTime := u.Drop == "oldest" || u.Drop == "newest"
+		sign := 1.0
+		if u.Drop == "newest" || u.Drop == "highest" {
+			sign = -1
+		}
 		keys := make(map[int]float64, len(idx))
 		for _, i := range idx {
-			keys[i] = sortKey(field(l[i], u.By), u.Drop == "oldest")
+			keys[i] = sign * sortKey(field(l[i], u.By), asTime)
 		}
-		// Stable: of equal keys the earlier item goes first.
+		// Stable: of equal keys the earlier item goes first. An item without
+		// a key goes before all others either way.
 		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(keys[a], keys[b]) })
 	default: // last
 		slices.Reverse(idx)
@@ -245,7 +251,7 @@ func sortKey(v any, asTime bool) float64 {
 			}
 		}
 	}
-	return math.Inf(-1)
+	return math.NaN()
 }
 
 func matches(item any, where map[string]any) bool {

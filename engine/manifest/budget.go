@@ -26,9 +26,9 @@ type Unit struct {
 	List string `yaml:"list" json:"list,omitempty"`
 	// Text is the JSON pointer of a text field cut from its end.
 	Text string `yaml:"text" json:"text,omitempty"`
-	// Drop says which items of a list go first: oldest (by the time in
-	// field By), lowest (by the number in field By), first or last (the
-	// default).
+	// Drop says which items of a list go first: oldest or newest (by the
+	// time in field By), lowest or highest (by the number in field By),
+	// first or last (the default).
 	Drop string `yaml:"drop" json:"drop,omitempty"`
 	By   string `yaml:"by" json:"by,omitempty"`
 	// Where limits a list unit to the items whose fields equal these
@@ -117,14 +117,14 @@ func (m *Manifest) checkBudget(file string) error {
 			switch u.Drop {
 			case "", "first", "last":
 				if u.By != "" {
-					return fail("by: applies to drop: oldest or lowest")
+					return fail("by: applies to drop: oldest, newest, lowest or highest")
 				}
-			case "oldest", "lowest":
+			case "oldest", "newest", "lowest", "highest":
 				if u.By == "" {
 					return fail("drop: %s needs by: the item field to compare", u.Drop)
 				}
 			default:
-				return fail("drop %q is not one of oldest, lowest, first, last", u.Drop)
+				return fail("drop %q is not one of oldest, newest, lowest, highest, first, last", u.Drop)
 			}
 		default:
 			if u.Drop != "" || u.By != "" || u.Where != nil {

@@ -39,7 +39,30 @@ type Manifest struct {
 	// Budget declares what may be cut, and in which order, to fit the
 	// prompt to a number of tokens (package budget).
 	Budget []Unit `yaml:"budget" json:"budget,omitempty"`
+	// BudgetExamples are examples also rendered to a number of tokens,
+	// each with a golden file of its own.
+	BudgetExamples []BudgetExample `yaml:"budget_examples" json:"budget_examples,omitempty"`
 }
+
+// BudgetExample renders an example fitted to MaxTokens tokens of the
+// encoding Tokens (default o200k_base); its golden file is
+// <example>.<max_tokens>-tokens.md.
+type BudgetExample struct {
+	Example   string `yaml:"example" json:"example"`
+	MaxTokens int    `yaml:"max_tokens" json:"max_tokens"`
+	Tokens    string `yaml:"tokens" json:"tokens,omitempty"`
+}
+
+// Encoding is the token encoding the example is counted with.
+func (b BudgetExample) Encoding() string {
+	if b.Tokens == "" {
+		return "o200k_base"
+	}
+	return b.Tokens
+}
+
+// Golden is the name of the example's golden file.
+func (b BudgetExample) Golden() string { return fmt.Sprintf("%s.%d-tokens.md", b.Example, b.MaxTokens) }
 
 // IDSpec derives an id from a canonical encoding of the input fields Of.
 type IDSpec struct {
