@@ -234,7 +234,11 @@ func literal(values []any) *typ {
 func (b *builder) objectType(m map[string]any, h hint) *typ {
 	v := b.view(m)
 	if len(v.props) == 0 && len(v.notes) == 0 {
-		return &typ{kind: kindRecord, elem: b.extraType(v, h.part("Value", "A value"))}
+		elem := b.extraType(v, h.part("Value", "A value"))
+		if elem == nil {
+			elem = &typ{kind: kindNever} // an object that may hold no key
+		}
+		return &typ{kind: kindRecord, elem: elem}
 	}
 	d := &decl{name: b.claim(h.names...)}
 	b.add(d)

@@ -152,25 +152,57 @@ func pyValue(doc *input.Document, root map[string]any, keys []string) string {
 	return b.String()
 }
 
-// project writes, for every variant, its generated types, a file that
+// subject is a schema to generate types of, with its examples.
+type subject struct {
+	name     string
+	schema   []byte
+	examples []example
+}
+
+// subjects are the variants of the embedded library and the schema of
+// testdata/edge.schema.json, which has what the library's schemas do not
+// use yet (keys that are no identifiers, recursion, unions).
+func subjects(t *testing.T) []subject {
+	t.Helper()
+	lib := library(t)
+	var out []subject
+	for _, name := range lib.Names() {
+		v, _ := lib.Variant(name)
+		out = append(out, subject{name, v.SchemaJSON(), examples(t, v)})
+	}
+	schema, err := os.ReadFile(filepath.Join("testdata", "edge.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := os.ReadFile(filepath.Join("testdata", "edge.example.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := input.Decode(input.Input{Name: "testdata/edge.example.json", Data: ex}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(doc.Release)
+	return append(out, subject{"edge", schema, []example{{"edge", doc}}})
+}
+
+// project writes, for every subject, its generated types, a file that
 // assigns each of its examples to the root type, and a file that assigns an
 // example with a misspelt key. It returns the misspelt key of each wrong
 // file.
 func project(t *testing.T, dir string, lang Lang) (wrong map[string]string) {
 	t.Helper()
-	lib := library(t)
 	wrong = map[string]string{}
-	for _, name := range lib.Names() {
-		v, _ := lib.Variant(name)
-		src, err := Generate(lang, name, v.SchemaJSON())
+	for _, s := range subjects(t) {
+		src, err := Generate(lang, s.name, s.schema)
 		if err != nil {
 			t.Fatal(err)
 		}
-		root := RootName(name)
-		exs := examples(t, v)
-		module, ext := name, ".ts"
+		root := RootName(s.name)
+		exs := s.examples
+		module, ext := s.name, ".ts"
 		if lang == Python {
-			module, ext = "promptsmith_"+name, ".py"
+			module, ext = "promptsmith_"+s.name, ".py"
 		}
 		write := func(file, header string, body func(b *strings.Builder)) {
 			var b strings.Builder

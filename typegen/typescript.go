@@ -65,8 +65,8 @@ func writeTypeScript(m *model) []byte {
 
 // usage is the header's note on what the file is and how to use it.
 func usage(m *model, lang string) string {
-	return fmt.Sprintf("The input of the promptsmith variant %s, as %s types generated from its JSON Schema: "+
-		"build a %s and send it as JSON to `render %s -i -` or POST /v1/render/%s. "+
+	return fmt.Sprintf("The input of the promptsmith variant %s, as %s types generated from its JSON Schema. "+
+		"The root type is %s: send a value of it as JSON to `render %s -i -` or POST /v1/render/%s. "+
 		"What the types cannot express, the renderer still checks against the schema.",
 		m.variant, lang, m.root.name, m.variant, m.variant)
 }
@@ -132,7 +132,7 @@ func tsType(t *typ) string {
 		return strings.Join(vals, " | ")
 	case kindArray:
 		e := tsType(t.elem)
-		if strings.Contains(e, " | ") {
+		if t.elem.kind == kindUnion || t.elem.kind == kindLiteral && len(t.elem.values) > 1 {
 			e = "(" + e + ")"
 		}
 		return e + "[]"

@@ -1,0 +1,147 @@
+package typegen
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/golden"
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// TestEdgeSchema: the edge schema's example is valid, so its types must
+// accept it (TestTypeScriptTypes, TestPythonTypes); its types are golden
+// files beside it.
+func TestEdgeSchema(t *testing.T) {
+	schema, err := os.ReadFile(filepath.Join("testdata", "edge.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if err := c.AddResource("edge.schema.json", strings.NewReader(string(schema))); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("edge.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := os.ReadFile(filepath.Join("testdata", "edge.example.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(ex, &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(v); err != nil {
+		t.Fatalf("testdata/edge.example.json does not match its schema: %v", err)
+	}
+	for _, lang := range Langs() {
+		src, err := Generate(lang, "edge", schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden.Check(t, filepath.Join("testdata", "edge"+langExt(lang)), src)
+	}
+}
+
+func TestTypeName(t *testing.T) {
+	for in, want := range map[string]string{
+		"delegation":     "Delegation",
+		"rate_limits":    "RateLimits",
+		"agentDef":       "AgentDef",
+		"my-key":         "MyKey",
+		"123abc":         "T123abc",
+		"é t":            "T",
+		"":               "Type",
+		"record":         "RecordType",
+		"none":           "NoneType",
+		"typed dict":     "TypedDictType",
+		"otherActiveRun": "OtherActiveRun",
+	} {
+		if got := typeName(in); got != want {
+			t.Errorf("typeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := RootName("space"); got != "SpaceInput" {
+		t.Errorf("RootName(space) = %q", got)
+	}
+}
+
+func TestPyString(t *testing.T) {
+	for in, want := range map[string]string{
+		`plain`:       `"plain"`,
+		`say "hi"`:    `"say \"hi\""`,
+		"a\\b\n\r\t":  `"a\\b\n\r\t"`,
+		"bell\a é":    `"bell\x07 é"`,
+		"\u2028 line": "\"\u2028 line\"",
+	} {
+		if got := pyString(in); got != want {
+			t.Errorf("pyString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestWrap(t *testing.T) {
+	got := docLines([]string{"one two three four five six seven eight nine ten eleven twelve", "- a list item that is long enough to wrap onto a second line here"}, 30)
+	want := []string{
+		"one two three four five six",
+		"seven eight nine ten eleven",
+		"twelve",
+		"",
+		"- a list item that is long",
+		"  enough to wrap onto a second",
+		"  line here",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("docLines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestConditions: if/then/else is stated in the doc of the object it
+// constrains, since neither language can say it.
+func TestConditions(t *testing.T) {
+	schema := `{"type": "object", "properties": {"access": {"enum": ["inherited", "revoked"]}, "reason": {"type": "string"}},
+	  "if": {"properties": {"access": {"const": "revoked"}}, "required": ["access"]},
+	  "then": {"required": ["reason"]}, "else": {"properties": {"reason": false}}}`
+	for _, lang := range Langs() {
+		src, err := Generate(lang, "x", []byte(schema))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The doc's words, without comment markers and line breaks.
+		var words []string
+		for _, w := range strings.Fields(string(src)) {
+			if w != "*" && w != "#" {
+				words = append(words, w)
+			}
+		}
+		text := strings.Join(words, " ")
+		for _, want := range []string{"Checked by the renderer, not by this type:", `When access is "revoked": reason is required.`, "Otherwise: reason must be absent."} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s output lacks %q:\n%s", lang, want, src)
+			}
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, tc := range []struct {
+		lang   Lang
+		schema string
+		want   string
+	}{
+		{TypeScript, `{"type": "object", "properties": {"a": {"$ref": "other.json#/x"}}}`, `$ref "other.json#/x"`},
+		{Python, `{"type": "object", "properties": {"a": {"type": "strin"}}}`, `unknown type "strin"`},
+		{TypeScript, `{"type": "object",`, "reading the schema of x"},
+		{"rust", `{"type": "object"}`, `unknown language "rust" (known: ts, python)`},
+	} {
+		_, err := Generate(tc.lang, "x", []byte(tc.schema))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Generate(%s, %s) = %v, want an error with %q", tc.lang, tc.schema, err, tc.want)
+		}
+	}
+}
