@@ -1,17 +1,29 @@
 // Package server is promptsmith's HTTP API: the same renders as the CLI, for
-// runtimes in other languages. Every response is JSON; errors are
-// {"error": {"kind", "reason", "field", "position", "hints"}}.
+// runtimes in other languages. Every response of the API is JSON; errors
+// are {"error": {"kind", "reason", ...}} (see apiError), and the OpenAPI 3.1
+// document at /v1/openapi.json describes every request and response.
 //
-//	GET  /v1/variants                 the variants, their descriptions and examples
-//	GET  /v1/variants/{variant}/schema  the JSON Schema of a variant's input
-//	POST /v1/render/{variant}         body: the input (JSON or YAML) → the Result
-//	POST /v1/check/{variant}          body: the input → {ok, checks, ids}
-//	POST /v1/extract?depth=N&variant=V  body: a rendered prompt → {text}
+//	GET  /v1/variants                                 the variants, their descriptions and examples
+//	GET  /v1/variants/{variant}/schema                the JSON Schema of a variant's input
+//	GET  /v1/variants/{variant}/examples/{example}    an example input, as written
+//	POST /v1/render/{variant}                         body: the input (JSON or YAML) → the Result
+//	POST /v1/check/{variant}                          body: the input → {variant, ok, checks, ids, provenance}
+//	POST /v1/extract?depth=N&variant=V                body: a rendered prompt → {depth, region, text}
+//	GET  /v1/version                                  the program's version and the library's hash
+//	GET  /v1/openapi.json                             the OpenAPI document
+//	GET  /metrics                                     Prometheus metrics
 //	GET  /healthz
-//	GET  /                            a preview page for authors, built on the calls above
+//	GET  /                                            a preview page for authors, built on the calls above
+//
+// A Server bounds the renders that run at once (MaxRenders, MaxQueue) and
+// the time one may take (RenderTimeout), checks an optional bearer token
+// (Token) and answers browsers of the origins in CORSOrigins. HTTPServer
+// and Serve put it on a listener with timeouts, a connection limit and a
+// graceful shutdown.
 package server
 
 import (
+	"context"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -19,9 +31,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
 )
@@ -33,70 +51,222 @@ var previewPage []byte
 // payload fits several times over.
 const DefaultMaxBody = 16 << 20
 
+// DefaultRenderTimeout bounds the work on one render or check request,
+// waiting for a slot included.
+const DefaultRenderTimeout = 10 * time.Second
+
 // Server serves one library; Swap replaces it (a reload) without dropping
-// requests in flight.
+// requests in flight. Set its fields before it serves its first request.
 type Server struct {
-	lib     atomic.Pointer[engine.Library]
 	MaxBody int64
 	// Record, when set, is called with every successful render before it is
 	// answered (an audit store); an error fails the request.
 	Record func(*engine.Variant, *engine.Result) error
-	// Logger receives the server's own faults (500s); none are logged without it.
+	// Logger receives the server's own faults (500s) and failed reloads;
+	// none are logged without it.
 	Logger *slog.Logger
-	mux    *http.ServeMux
+	// Token, when set, is the bearer token every request but /healthz must
+	// carry in its Authorization header.
+	Token string
+	// CORSOrigins are the origins (scheme://host[:port]) whose pages may
+	// call the API from a browser; "*" allows any. None by default.
+	CORSOrigins []string
+	// RenderTimeout bounds the work on one render, check or extraction,
+	// waiting for a slot included (DefaultRenderTimeout; 0: no bound).
+	RenderTimeout time.Duration
+	// MaxRenders is how many renders run at once (GOMAXPROCS by default);
+	// MaxQueue how many more may wait for a slot before the server answers
+	// 503 (DefaultMaxQueue).
+	MaxRenders, MaxQueue int
+
+	state    atomic.Pointer[state]
+	metrics  *metrics
+	mux      *http.ServeMux
+	routes   []route
+	gateOnce sync.Once
+	gate     *gate
+}
+
+// state is the library served and what is made from it.
+type state struct {
+	lib     *engine.Library
+	once    sync.Once
+	openapi []byte
+	err     error
+}
+
+// route is one endpoint of the API.
+type route struct {
+	method, path string
+	handle       http.HandlerFunc
 }
 
 // New returns a Server for lib.
 func New(lib *engine.Library) *Server {
-	s := &Server{MaxBody: DefaultMaxBody, Logger: slog.New(slog.DiscardHandler), mux: http.NewServeMux()}
-	s.lib.Store(lib)
-	s.mux.HandleFunc("GET /v1/variants", s.variants)
-	s.mux.HandleFunc("GET /v1/variants/{variant}/schema", s.schema)
-	s.mux.HandleFunc("GET /v1/variants/{variant}/examples/{example}", s.example)
-	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Write(previewPage)
-	})
-	s.mux.HandleFunc("POST /v1/render/{variant}", s.render)
-	s.mux.HandleFunc("POST /v1/check/{variant}", s.render)
-	s.mux.HandleFunc("POST /v1/extract", s.extract)
-	s.mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-	})
+	s := &Server{
+		MaxBody:       DefaultMaxBody,
+		Logger:        slog.New(slog.DiscardHandler),
+		RenderTimeout: DefaultRenderTimeout,
+		MaxRenders:    runtime.GOMAXPROCS(0),
+		MaxQueue:      DefaultMaxQueue,
+		metrics:       newMetrics(),
+		mux:           http.NewServeMux(),
+	}
+	s.state.Store(&state{lib: lib})
+	s.metrics.serving(lib)
+	s.routes = []route{
+		{"GET", "/v1/variants", s.variants},
+		{"GET", "/v1/variants/{variant}/schema", s.schema},
+		{"GET", "/v1/variants/{variant}/examples/{example}", s.example},
+		{"POST", "/v1/render/{variant}", s.render},
+		{"POST", "/v1/check/{variant}", s.render},
+		{"POST", "/v1/extract", s.extract},
+		{"GET", "/v1/version", s.version},
+		{"GET", "/v1/openapi.json", s.openapi},
+		{"GET", "/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP},
+		{"GET", "/healthz", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, health{Status: "ok"})
+		}},
+		{"GET", "/{$}", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write(previewPage)
+		}},
+	}
+	allowed := map[string][]string{}
+	var paths []string
+	for _, rt := range s.routes {
+		s.mux.HandleFunc(rt.method+" "+rt.path, rt.handle)
+		if allowed[rt.path] == nil {
+			paths = append(paths, rt.path)
+		}
+		allowed[rt.path] = append(allowed[rt.path], rt.method)
+		if rt.method == "GET" {
+			allowed[rt.path] = append(allowed[rt.path], "HEAD")
+		}
+	}
+	// A path the API has, asked with another method: 405 naming the
+	// methods it has (OPTIONS answers with them alone).
+	for _, p := range paths {
+		allow := strings.Join(append(allowed[p], "OPTIONS"), ", ")
+		s.mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			if r.Method == http.MethodOptions {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			writeJSONError(w, http.StatusMethodNotAllowed, &requestError{Kind: engine.KindUsage, Path: r.URL.Path,
+				Reason: fmt.Sprintf("%s does not answer %s", r.URL.Path, r.Method),
+				Hints:  []string{"use " + strings.Join(allowed[p], " or ")}})
+		})
+	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusNotFound, &requestError{Kind: engine.KindUsage, Path: r.URL.Path,
 			Reason: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path),
-			Hints:  []string{"the endpoints are GET /v1/variants, GET /v1/variants/{variant}/schema, GET /v1/variants/{variant}/examples/{example}, POST /v1/render/{variant}, POST /v1/check/{variant}, POST /v1/extract, and the preview page at /"}})
+			Hints:  []string{"the endpoints are listed in the OpenAPI document at /v1/openapi.json: " + endpointList(s.routes)}})
 	})
 	return s
 }
 
-// Swap replaces the library the server renders with.
-func (s *Server) Swap(lib *engine.Library) { s.lib.Store(lib) }
+func endpointList(routes []route) string {
+	var list []string
+	for _, rt := range routes {
+		list = append(list, rt.method+" "+strings.TrimSuffix(rt.path, "{$}"))
+	}
+	return strings.Join(list, ", ")
+}
 
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// Swap replaces the library the server renders with, and counts a reload.
+func (s *Server) Swap(lib *engine.Library) {
+	s.state.Store(&state{lib: lib})
+	s.metrics.serving(lib)
+	s.metrics.reloads.Inc()
+}
+
+// ReloadFailed counts a reload that failed (the previous library is still
+// served) and logs why.
+func (s *Server) ReloadFailed(err error) {
+	s.metrics.reloadFailures.Inc()
+	s.Logger.Warn("library reload failed; serving the previous one", "error", err.Error())
+}
+
+// Registry is the Prometheus registry /metrics serves, the Server's own,
+// for an embedding program to add its collectors to.
+func (s *Server) Registry() *prometheus.Registry { return s.metrics.registry }
+
+func (s *Server) lib() *engine.Library { return s.state.Load().lib }
+
+func (s *Server) renderGate() *gate {
+	s.gateOnce.Do(func() { s.gate = newGate(s.MaxRenders, s.MaxQueue) })
+	return s.gate
+}
+
+// ServeHTTP answers CORS preflights, checks the bearer token and routes the
+// request, counting it by route and status.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	sw := &statusWriter{ResponseWriter: w}
+	switch {
+	case s.cors(sw, r):
+	case r.URL.Path != "/healthz" && !s.authorized(sw, r):
+		_, r.Pattern = s.mux.Handler(r)
+	default:
+		s.mux.ServeHTTP(sw, r)
+	}
+	s.metrics.requests.WithLabelValues(r.Pattern, strconv.Itoa(sw.status())).Inc()
+}
+
+type variantInfo struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Examples    []string `json:"examples"`
+}
+
+type health struct {
+	Status string `json:"status"`
+}
+
+// versionInfo is the answer of /v1/version.
+type versionInfo struct {
+	Version      string `json:"version"`
+	Library      string `json:"library"`
+	LibraryShort string `json:"library_short"`
+}
+
+// checkReport is the answer of /v1/check: the outcome of each check, and
+// the error naming the failed ones when the answer is 422.
+type checkReport struct {
+	Variant    string               `json:"variant"`
+	OK         bool                 `json:"ok"`
+	Checks     []engine.CheckResult `json:"checks"`
+	IDs        map[string]string    `json:"ids,omitempty"`
+	Provenance engine.Provenance    `json:"provenance"`
+	Error      *apiError            `json:"error,omitempty"`
+}
+
+// extracted is the answer of /v1/extract.
+type extracted struct {
+	Depth  int    `json:"depth"`
+	Region string `json:"region"`
+	Text   string `json:"text"`
+}
 
 func (s *Server) variants(w http.ResponseWriter, r *http.Request) {
-	lib := s.lib.Load()
-	type entry struct {
-		Name        string   `json:"name"`
-		Description string   `json:"description"`
-		Examples    []string `json:"examples"`
-	}
-	out := []entry{}
+	lib := s.lib()
+	out := []variantInfo{}
 	for _, name := range lib.Names() {
 		v, _ := lib.Variant(name)
-		out = append(out, entry{name, v.Description(), v.Examples()})
+		out = append(out, variantInfo{name, v.Description(), nonNil(v.Examples())})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) schema(w http.ResponseWriter, r *http.Request) {
-	v, err := s.lib.Load().Variant(r.PathValue("variant"))
+	lib := s.lib()
+	v, err := lib.Variant(r.PathValue("variant"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	provenanceHeaders(w, lib, v)
 	w.Header().Set("Content-Type", "application/schema+json")
 	w.WriteHeader(http.StatusOK)
 	w.Write(v.SchemaJSON())
@@ -104,7 +274,7 @@ func (s *Server) schema(w http.ResponseWriter, r *http.Request) {
 
 // example returns an example input as its author wrote it (YAML or JSON).
 func (s *Server) example(w http.ResponseWriter, r *http.Request) {
-	v, err := s.lib.Load().Variant(r.PathValue("variant"))
+	v, err := s.lib().Variant(r.PathValue("variant"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -118,42 +288,146 @@ func (s *Server) example(w http.ResponseWriter, r *http.Request) {
 	w.Write(in.Data)
 }
 
-func (s *Server) render(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.body(w, r)
-	if !ok {
+func (s *Server) version(w http.ResponseWriter, r *http.Request) {
+	p := s.lib().Provenance()
+	writeJSON(w, http.StatusOK, versionInfo{Version: p.Version, Library: p.Library, LibraryShort: p.Short})
+}
+
+func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
+	st := s.state.Load()
+	st.once.Do(func() { st.openapi, st.err = s.document(st.lib) })
+	if st.err != nil {
+		s.writeError(w, r, &requestError{Kind: engine.KindInternal, Reason: "cannot build the OpenAPI document: " + st.err.Error(), err: st.err})
 		return
 	}
-	lib := s.lib.Load()
-	res, err := lib.Render(r.Context(), r.PathValue("variant"), engine.Input{Name: "body", Data: body})
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(st.openapi)
+}
+
+// provenanceHeaders names the library and variant that answer a request.
+func provenanceHeaders(w http.ResponseWriter, lib *engine.Library, v *engine.Variant) {
+	p := lib.Provenance()
+	h := w.Header()
+	h.Set("X-Promptsmith-Library", p.Short)
+	h.Set("X-Promptsmith-Library-Hash", p.Library)
+	h.Set("X-Promptsmith-Variant-Hash", v.Hash())
+	h.Set("X-Promptsmith-Version", p.Version)
+}
+
+// render answers /v1/render and /v1/check: read the body, wait for a slot,
+// render, record, answer.
+func (s *Server) render(w http.ResponseWriter, r *http.Request) {
 	checkOnly := r.Pattern == "POST /v1/check/{variant}"
-	if err == nil && !checkOnly && s.Record != nil {
-		v, _ := lib.Variant(res.Variant)
+	lib := s.lib()
+	name := r.PathValue("variant")
+	v, err := lib.Variant(name)
+	if err != nil {
+		s.metrics.renders.WithLabelValues("", outcomeInputError).Inc()
+		s.writeError(w, r, err)
+		return
+	}
+	provenanceHeaders(w, lib, v)
+	outcome := outcomeInternalError
+	defer func() { s.metrics.renders.WithLabelValues(name, outcome).Inc() }()
+	body, ok := s.body(w, r)
+	if !ok {
+		outcome = outcomeInputError
+		return
+	}
+	ctx, cancel := s.renderContext(r.Context())
+	defer cancel()
+	if err := s.enter(ctx); err != nil {
+		outcome = s.stopped(w, r, ctx, err)
+		return
+	}
+	defer s.leave()
+	start := time.Now()
+	res, err := lib.Render(ctx, name, engine.Input{Name: "body", Data: body})
+	s.metrics.duration.WithLabelValues(name).Observe(time.Since(start).Seconds())
+	if res != nil {
+		s.metrics.bytes.WithLabelValues(name).Add(float64(len(res.Text)))
+		nonNilResult(res)
+	}
+	if err != nil && res == nil {
+		if stop := stoppedError(ctx, err); stop != nil {
+			outcome = s.stopped(w, r, ctx, err)
+			return
+		}
+		if code := status(err); code < 500 {
+			outcome = outcomeInputError
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	if err != nil { // a check failed
+		outcome = outcomeCheckFailure
+		e := checkError(res, err)
+		if checkOnly {
+			writeJSON(w, http.StatusUnprocessableEntity, checkReport{Variant: res.Variant, OK: false, Checks: res.Checks, IDs: res.IDs, Provenance: res.Provenance, Error: e})
+		} else {
+			writeJSON(w, http.StatusUnprocessableEntity, checkFailure{Error: e, Result: res})
+		}
+		return
+	}
+	if checkOnly {
+		outcome = outcomeOK
+		writeJSON(w, http.StatusOK, checkReport{Variant: res.Variant, OK: true, Checks: res.Checks, IDs: res.IDs, Provenance: res.Provenance})
+		return
+	}
+	if s.Record != nil {
+		s.metrics.auditWrites.Inc()
 		if rerr := s.Record(v, res); rerr != nil {
-			s.writeError(w, r, &requestError{Kind: engine.KindInternal, Reason: "cannot record the prompt: " + rerr.Error(), err: rerr})
+			s.metrics.auditFailures.Inc()
+			s.writeError(w, r, &requestError{Kind: engine.KindInternal, Reason: "cannot record the prompt in the audit store; the server's log says why", err: rerr})
 			return
 		}
 	}
-	switch {
-	case res == nil:
-		s.writeError(w, r, err)
-	case checkOnly:
-		status := http.StatusOK
-		if err != nil {
-			status = http.StatusUnprocessableEntity
-		}
-		writeJSON(w, status, map[string]any{"variant": res.Variant, "ok": res.OK(), "checks": res.Checks, "ids": res.IDs})
-	case err != nil:
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"error": engine.AsError(err), "result": res})
-	default:
-		writeJSON(w, http.StatusOK, res)
+	outcome = outcomeOK
+	writeJSON(w, http.StatusOK, res)
+}
+
+// renderContext bounds a request's render by RenderTimeout, with a cause
+// that tells its expiry from the client leaving.
+func (s *Server) renderContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.RenderTimeout <= 0 {
+		return context.WithCancel(ctx)
 	}
+	return context.WithTimeoutCause(ctx, s.RenderTimeout, errRenderTimeout)
+}
+
+// enter waits for a render slot.
+func (s *Server) enter(ctx context.Context) error {
+	var since time.Time
+	err := s.renderGate().enter(ctx,
+		func() { since = time.Now(); s.metrics.queued.Inc() },
+		func() { s.metrics.queued.Dec(); s.metrics.wait.Observe(time.Since(since).Seconds()) })
+	if err == nil {
+		s.metrics.inFlight.Inc()
+	}
+	return err
+}
+
+func (s *Server) leave() {
+	s.metrics.inFlight.Dec()
+	s.renderGate().leave()
+}
+
+// stopped answers a request the server or its client stopped (see
+// stoppedError), and returns its outcome.
+func (s *Server) stopped(w http.ResponseWriter, r *http.Request, ctx context.Context, err error) string {
+	outcome := outcomeCancelled
+	switch {
+	case errors.Is(err, errBusy):
+		outcome = outcomeRejected
+	case context.Cause(ctx) == errRenderTimeout:
+		outcome = outcomeTimeout
+	}
+	w.Header().Set("Retry-After", "1")
+	writeJSONError(w, http.StatusServiceUnavailable, stoppedError(ctx, err))
+	return outcome
 }
 
 func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.body(w, r)
-	if !ok {
-		return
-	}
 	depth := 1
 	if d := r.URL.Query().Get("depth"); d != "" {
 		n, err := strconv.Atoi(d)
@@ -163,17 +437,28 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 		}
 		depth = n
 	}
-	vb, err := s.lib.Load().VerbatimRegion(r.URL.Query().Get("variant"), r.URL.Query().Get("region"))
+	vb, err := s.lib().VerbatimRegion(r.URL.Query().Get("variant"), r.URL.Query().Get("region"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	body, ok := s.body(w, r)
+	if !ok {
+		return
+	}
+	ctx, cancel := s.renderContext(r.Context())
+	defer cancel()
+	if err := s.enter(ctx); err != nil {
+		s.stopped(w, r, ctx, err)
+		return
+	}
+	defer s.leave()
 	text, err := verbatim.Of(vb).Extract(string(body), depth)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"depth": depth, "region": vb.Name, "text": text})
+	writeJSON(w, http.StatusOK, extracted{Depth: depth, Region: vb.Name, Text: text})
 }
 
 func (s *Server) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
@@ -204,12 +489,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeJSONError(w http.ResponseWriter, code int, err error) {
-	var body any = err
-	var re *requestError
-	if !errors.As(err, &re) {
-		body = engine.AsError(err)
-	}
-	writeJSON(w, code, map[string]any{"error": body})
+	writeJSON(w, code, errorBody{Error: wireError(err)})
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -219,3 +499,48 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc.SetIndent("", "  ")
 	enc.Encode(v)
 }
+
+// nonNilResult makes a Result's lists [] rather than null, as the OpenAPI
+// document promises.
+func nonNilResult(res *engine.Result) {
+	res.Sections = nonNil(res.Sections)
+	res.Outline = nonNil(res.Outline)
+	res.Checks = nonNil(res.Checks)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// statusWriter remembers the status a handler answered with.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *statusWriter) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,83 @@
+package server
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/promptsmith/promptsmith/engine"
+)
+
+// exposedHeaders are the response headers a browser page may read besides
+// the safelisted ones.
+const exposedHeaders = "X-Promptsmith-Library, X-Promptsmith-Library-Hash, X-Promptsmith-Variant-Hash, X-Promptsmith-Version, Retry-After, WWW-Authenticate"
+
+// authorized reports whether r carries the bearer token, when the server
+// has one, and answers 401 when it does not. The comparison takes the same
+// time whatever the token sent.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	if s.Token == "" {
+		return true
+	}
+	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	got, want := sha256.Sum256([]byte(strings.TrimSpace(token))), sha256.Sum256([]byte(s.Token))
+	if strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
+		return true
+	}
+	e := &requestError{Kind: engine.KindUsage, Path: r.URL.Path, status: http.StatusUnauthorized,
+		Reason: "this server needs a bearer token: send Authorization: Bearer <token>"}
+	challenge := `Bearer realm="promptsmith"`
+	if r.Header.Get("Authorization") != "" {
+		e.Reason = "the bearer token is not the server's"
+		challenge += `, error="invalid_token"`
+	}
+	e.Hints = []string{"the token is the content of the file the server was started with (--token-file); /healthz needs none"}
+	w.Header().Set("WWW-Authenticate", challenge)
+	writeJSONError(w, http.StatusUnauthorized, e)
+	return false
+}
+
+// cors adds the CORS headers for an allowed origin, and answers a
+// preflight request (OPTIONS with Access-Control-Request-Method) at once:
+// 204 for an allowed origin, 403 for any other. It reports whether it
+// answered.
+func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
+	if len(s.CORSOrigins) == 0 {
+		return false
+	}
+	h := w.Header()
+	h.Add("Vary", "Origin")
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return false
+	}
+	allowed := slices.Contains(s.CORSOrigins, origin) || slices.Contains(s.CORSOrigins, "*")
+	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+	if !allowed {
+		if preflight {
+			writeJSONError(w, http.StatusForbidden, &requestError{Kind: engine.KindUsage, Path: r.URL.Path, status: http.StatusForbidden,
+				Reason: "origin " + origin + " may not call this server from a browser",
+				Hints:  []string{"an operator can allow it with --cors-origin " + origin}})
+			return true
+		}
+		return false
+	}
+	if slices.Contains(s.CORSOrigins, origin) {
+		h.Set("Access-Control-Allow-Origin", origin)
+	} else {
+		h.Set("Access-Control-Allow-Origin", "*")
+	}
+	if !preflight {
+		h.Set("Access-Control-Expose-Headers", exposedHeaders)
+		return false
+	}
+	h.Add("Vary", "Access-Control-Request-Method")
+	h.Add("Vary", "Access-Control-Request-Headers")
+	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+	h.Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+	return true
+}

@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"golang.org/x/net/netutil"
+)
+
+// HTTPConfig bounds the connections of the HTTP server: how long each
+// phase of a request may take, how large its headers may be, how many
+// connections may be open at once, and how long a shutdown waits for the
+// requests in flight. render serve has a flag for each.
+type HTTPConfig struct {
+	ReadHeaderTimeout time.Duration // to read a request's headers
+	ReadTimeout       time.Duration // to read a whole request, body included
+	WriteTimeout      time.Duration // from the end of the headers to the end of the response
+	IdleTimeout       time.Duration // a kept-alive connection waiting for its next request
+	MaxHeaderBytes    int           // request line and headers
+	MaxConns          int           // connections open at once; further ones wait to be accepted
+	ShutdownTimeout   time.Duration // how long a shutdown waits for requests in flight
+}
+
+// DefaultHTTPConfig is what render serve uses without flags: generous for a
+// 16 MiB body on a slow link and a render of many seconds (WriteTimeout is
+// above DefaultRenderTimeout), tight on headers and idle connections.
+func DefaultHTTPConfig() HTTPConfig {
+	return HTTPConfig{
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		MaxConns:          512,
+		ShutdownTimeout:   30 * time.Second,
+	}
+}
+
+// HTTPServer is the one place an http.Server for h is made: with c's
+// timeouts and header limit.
+func HTTPServer(h http.Handler, c HTTPConfig) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: c.ReadHeaderTimeout,
+		ReadTimeout:       c.ReadTimeout,
+		WriteTimeout:      c.WriteTimeout,
+		IdleTimeout:       c.IdleTimeout,
+		MaxHeaderBytes:    c.MaxHeaderBytes,
+	}
+}
+
+// Serve serves h on ln, at most c.MaxConns connections at once, until ctx
+// ends. Then it stops accepting connections, closes the idle ones, lets
+// the requests in flight finish (for at most c.ShutdownTimeout, after which
+// it closes their connections) and returns: whatever the caller closes
+// after Serve returns (an audit store) has seen every request answered.
+func Serve(ctx context.Context, ln net.Listener, h http.Handler, c HTTPConfig) error {
+	if c.MaxConns > 0 {
+		ln = netutil.LimitListener(ln, c.MaxConns)
+	}
+	hs := HTTPServer(h, c)
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err // the listener failed: nothing is in flight
+	case <-ctx.Done():
+	}
+	stop := context.Background()
+	if c.ShutdownTimeout > 0 {
+		var cancel context.CancelFunc
+		stop, cancel = context.WithTimeout(stop, c.ShutdownTimeout)
+		defer cancel()
+	}
+	err := hs.Shutdown(stop)
+	if errors.Is(err, context.DeadlineExceeded) {
+		hs.Close()
+		err = fmt.Errorf("requests were still running %s after the shutdown began; their connections were closed", c.ShutdownTimeout)
+	}
+	if serr := <-served; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}

@@ -1,0 +1,103 @@
+package server
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/promptsmith/promptsmith/engine"
+)
+
+// The outcomes of a render, the values of promptsmith_renders_total's
+// outcome label.
+const (
+	outcomeOK            = "ok"             // rendered (and recorded)
+	outcomeInputError    = "input_error"    // the caller's input or call was wrong (4xx)
+	outcomeCheckFailure  = "check_failure"  // the prompt failed a check of its manifest (422)
+	outcomeInternalError = "internal_error" // the library or the server failed (500), an audit write included
+	outcomeRejected      = "rejected"       // no render slot nor queue place was free (503)
+	outcomeTimeout       = "timeout"        // --render-timeout passed (503)
+	outcomeCancelled     = "cancelled"      // the client went away first
+)
+
+// metrics are the server's Prometheus metrics, on a registry of its own.
+type metrics struct {
+	registry       *prometheus.Registry
+	renders        *prometheus.CounterVec
+	duration       *prometheus.HistogramVec
+	wait           prometheus.Histogram
+	bytes          *prometheus.CounterVec
+	inFlight       prometheus.Gauge
+	queued         prometheus.Gauge
+	auditWrites    prometheus.Counter
+	auditFailures  prometheus.Counter
+	reloads        prometheus.Counter
+	reloadFailures prometheus.Counter
+	library        *prometheus.GaugeVec
+	requests       *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		registry: prometheus.NewRegistry(),
+		renders: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "promptsmith_renders_total",
+			Help: "Renders and checks by variant and outcome (ok, input_error, check_failure, internal_error, rejected, timeout, cancelled); variant is empty for a name the library does not have.",
+		}, []string{"variant", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "promptsmith_render_duration_seconds",
+			Help:    "Time the engine took to render, by variant (waiting for a slot and the audit write not included).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}, []string{"variant"}),
+		wait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "promptsmith_render_queue_seconds",
+			Help:    "Time renders waited for a slot (--max-renders) in the queue (--max-queue).",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+		}),
+		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "promptsmith_rendered_bytes_total",
+			Help: "Bytes of prompt text rendered, by variant (check failures included).",
+		}, []string{"variant"}),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "promptsmith_renders_in_flight",
+			Help: "Renders running now, at most --max-renders.",
+		}),
+		queued: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "promptsmith_renders_queued",
+			Help: "Renders waiting for a slot now, at most --max-queue.",
+		}),
+		auditWrites: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "promptsmith_audit_writes_total",
+			Help: "Rendered prompts handed to the audit store.",
+		}),
+		auditFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "promptsmith_audit_failures_total",
+			Help: "Audit writes that failed (each answered 500).",
+		}),
+		reloads: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "promptsmith_library_reloads_total",
+			Help: "Libraries swapped in while serving (--watch).",
+		}),
+		reloadFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "promptsmith_library_reload_failures_total",
+			Help: "Reloads that failed; the previous library is still served.",
+		}),
+		library: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "promptsmith_library_info",
+			Help: "The library served (hash and short hash) and the program's version; always 1.",
+		}, []string{"library", "library_short", "version"}),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "promptsmith_http_requests_total",
+			Help: "HTTP requests by route (the pattern matched, empty for none) and status code.",
+		}, []string{"route", "code"}),
+	}
+	m.registry.MustRegister(m.renders, m.duration, m.wait, m.bytes, m.inFlight, m.queued,
+		m.auditWrites, m.auditFailures, m.reloads, m.reloadFailures, m.library, m.requests,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// serving sets promptsmith_library_info to the library now served.
+func (m *metrics) serving(lib *engine.Library) {
+	p := lib.Provenance()
+	m.library.Reset()
+	m.library.WithLabelValues(p.Library, p.Short, p.Version).Set(1)
+}
