@@ -2,9 +2,12 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/typegen"
 	"github.com/spf13/cobra"
 )
 
@@ -59,16 +62,40 @@ func (a *app) examplesCommand() *cobra.Command {
 }
 
 func (a *app) schemaCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "schema <variant>",
-		Short: "Print the JSON Schema of a variant's input",
-		Args:  cobra.ExactArgs(1),
+	var lang string
+	cmd := &cobra.Command{
+		Use:   "schema <variant> [--lang json|ts|python]",
+		Short: "Print the JSON Schema of a variant's input, or its types in TypeScript or Python",
+		Example: `  render schema delegation
+  render schema delegation --lang ts > delegation.ts
+  render schema delegation --lang python > delegation_input.py`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			choices := []string{"json"}
+			for _, l := range typegen.Langs() {
+				choices = append(choices, string(l))
+			}
+			if !slices.Contains(choices, lang) {
+				return &cliError{Kind: engine.KindUsage, Flag: "--lang",
+					Reason: fmt.Sprintf("unknown language %q: choose %s", lang, strings.Join(choices, ", ")),
+					Hints:  []string{"run render schema --help"}}
+			}
 			_, v, err := a.variant(args[0])
 			if err != nil {
 				return err
 			}
-			return a.writeOutput("", v.SchemaJSON())
+			if lang == "json" {
+				return a.writeOutput("", v.SchemaJSON())
+			}
+			types, err := typegen.Generate(typegen.Lang(lang), v.Name(), v.SchemaJSON())
+			if err != nil {
+				return &cliError{Kind: engine.KindTemplate, Path: "schemas/" + v.Manifest().Schema + ".schema.json",
+					Reason: err.Error(), err: err}
+			}
+			return a.writeOutput("", types)
 		},
 	}
+	cmd.Flags().StringVar(&lang, "lang", "json",
+		"json: the JSON Schema as written; ts: TypeScript types; python: Python TypedDicts")
+	return cmd
 }
