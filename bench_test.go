@@ -14,6 +14,7 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/funcs"
+	"github.com/promptsmith/promptsmith/tokens"
 	"gopkg.in/yaml.v3"
 )
 
@@ -163,4 +164,53 @@ func bareTemplates(b *testing.B, variant string) *template.Template {
 		b.Fatal(err)
 	}
 	return set
+}
+
+// BenchmarkSpaceBudget fits a space prompt with 1,000 memories to 2,000
+// tokens, next to a plain render of the same input with its tokens
+// counted. The fit's renders metric is how many times the templates ran:
+// it grows with the logarithm of what can be cut.
+func BenchmarkSpaceBudget(b *testing.B) {
+	lib, err := promptsmith.Library()
+	if err != nil {
+		b.Fatal(err)
+	}
+	tc, err := tokens.New("o200k_base")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var in strings.Builder
+	in.WriteString(`{"now": "2026-06-01T12:00:00Z", "agent": {"name": "Ops", "entityId": "ent-ops"},
+"space": {"name": "Ops", "members": [{"name": "Ops", "kind": "agent", "entityId": "ent-ops"}]},
+"trigger": {"type": "plan", "planName": "Review"}, "memories": [`)
+	for i := range 1000 {
+		if i > 0 {
+			in.WriteString(",")
+		}
+		fmt.Fprintf(&in, `{"content": "Memory %d: the deploy pipeline needed attention after the nightly build failed twice on the integration tests; a follow-up was filed with the owners of the build farm, who will report back by Friday with a root cause and a fix.", "updatedAt": "2026-%02d-%02dT09:00:00Z"}`, i, 1+i/28%12, 1+i%28)
+	}
+	in.WriteString("]}")
+	input := engine.Input{Name: "bench", Data: []byte(in.String())}
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := lib.Render(context.Background(), "space", input)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tc.CountTokens(res.Text)
+		}
+	})
+	b.Run("fit-2000", func(b *testing.B) {
+		b.ReportAllocs()
+		renders := 0
+		for b.Loop() {
+			res, err := lib.Render(context.Background(), "space", input, engine.FitTokens(2000, tc))
+			if err != nil {
+				b.Fatal(err)
+			}
+			renders = res.Budget.Renders
+		}
+		b.ReportMetric(float64(renders), "renders")
+	})
 }

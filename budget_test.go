@@ -1,0 +1,154 @@
+package promptsmith_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/pointer"
+	"github.com/promptsmith/promptsmith/tokens"
+)
+
+// oversized returns an example with every list a budget may cut grown
+// tenfold (copies of its items, each text a little different, within the
+// schema's caps), so that the prompt needs cutting.
+func oversized(t *testing.T, v *engine.Variant, example string) []byte {
+	t.Helper()
+	in, err := v.Example(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := input.Decode(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Release()
+	grownLists := map[string]bool{}
+	for _, u := range v.Manifest().Budget {
+		if u.List == "" || grownLists[u.List] {
+			continue
+		}
+		grownLists[u.List] = true
+		l, ok := lookupList(doc.Root, u.List)
+		if !ok || len(l) == 0 {
+			continue
+		}
+		grown := append([]any{}, l...)
+		for copyN := 1; copyN < 10 && len(grown)+len(l) <= 1000; copyN++ {
+			for _, item := range l {
+				grown = append(grown, varied(item, copyN))
+			}
+		}
+		setList(doc.Root, u.List, grown)
+	}
+	return input.AppendJSON(nil, doc.Root, doc.Order(), false)
+}
+
+func lookupList(root map[string]any, ptr string) ([]any, bool) {
+	v, ok := pointer.Lookup(root, ptr)
+	l, isList := v.([]any)
+	return l, ok && isList
+}
+
+func setList(root map[string]any, ptr string, l []any) {
+	toks := pointer.Split(ptr)
+	parent, _ := pointer.Lookup(root, pointer.Join(toks[:len(toks)-1]))
+	parent.(map[string]any)[toks[len(toks)-1]] = l
+}
+
+// varied copies an item, changing the fields that name or tell it, so
+// that unique rules hold; enums, times and the rest stay as they are.
+func varied(item any, n int) any {
+	switch c := item.(type) {
+	case map[string]any:
+		m := map[string]any{}
+		for k, v := range c {
+			m[k] = v
+			if s, ok := v.(string); ok && textFields[k] {
+				m[k] = fmt.Sprintf("%s (copy %d)", s, n)
+			}
+		}
+		return m
+	case string:
+		return fmt.Sprintf("%s (copy %d)", c, n)
+	}
+	return item
+}
+
+var textFields = map[string]bool{"id": true, "name": true, "title": true, "text": true, "content": true,
+	"body": true, "description": true, "file": true, "entityId": true, "skill_md": true}
+
+// TestBudgetsFit: for every variant with a budget, an oversized input fits
+// at several limits; a larger limit never keeps less; the checks pass;
+// verbatim regions are byte for byte those of the whole prompt; the
+// omitted counts are what the report says; the output is deterministic.
+func TestBudgetsFit(t *testing.T) {
+	lib := library(t)
+	tc, err := tokens.New("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range lib.Names() {
+		v, _ := lib.Variant(name)
+		if len(v.Manifest().Budget) == 0 {
+			continue
+		}
+		t.Run(name, func(t *testing.T) { fitsAtEveryLimit(t, lib, tc, v) })
+	}
+}
+
+// fitsAtEveryLimit fits the example of v that grows largest, oversized,
+// at limits from its least to its whole size.
+func fitsAtEveryLimit(t *testing.T, lib *engine.Library, tc *tokens.Counter, v *engine.Variant) {
+	name := v.Name()
+	ex, data := "", []byte(nil)
+	for _, e := range v.Examples() {
+		if d := oversized(t, v, e); len(d) > len(data) {
+			ex, data = e, d
+		}
+	}
+	in := engine.Input{Name: name + "/" + ex, Data: data}
+	full, err := lib.Render(context.Background(), name, in, engine.FitTokens(1<<30, tc))
+	if err != nil {
+		t.Fatalf("%s/%s oversized: %v", name, ex, err)
+	}
+	// The least the prompt can be: its tokens with every cut made.
+	least := full.Budget.FullTokens
+	if _, err := lib.Render(context.Background(), name, in, engine.FitTokens(1, tc)); err != nil {
+		fmt.Sscanf(engine.AsError(err).Reason, "the prompt needs at least %d tokens", &least)
+	}
+	prevOmitted := -1
+	for _, frac := range []float64{1, 0.5, 0.1, 0} {
+		limit := least + int(frac*float64(full.Budget.FullTokens-least))
+		res, err := lib.Render(context.Background(), name, in, engine.FitTokens(limit, tc))
+		if err != nil {
+			t.Errorf("%s/%s at %d tokens: %v", name, ex, limit, err)
+			continue
+		}
+		if res.Budget.Tokens > limit || tc.CountTokens(res.Text) != res.Budget.Tokens || !res.OK() {
+			t.Errorf("%s/%s at %d: %d tokens, checks ok %v", name, ex, limit, res.Budget.Tokens, res.OK())
+		}
+		omitted := 0
+		for _, c := range res.Budget.Cuts {
+			omitted += c.Items
+		}
+		if prevOmitted >= 0 && omitted < prevOmitted {
+			t.Errorf("%s/%s: a smaller limit (%d) left out fewer items (%d < %d)", name, ex, limit, omitted, prevOmitted)
+		}
+		prevOmitted = omitted
+		for i, r := range res.Regions {
+			if res.Text[r.Start:r.End] != full.Text[full.Regions[i].Start:full.Regions[i].End] {
+				t.Errorf("%s/%s at %d: verbatim region %s changed", name, ex, limit, r.Name)
+			}
+		}
+		if frac != 0.5 {
+			continue
+		}
+		again, _ := lib.Render(context.Background(), name, in, engine.FitTokens(limit, tc))
+		if again == nil || again.Text != res.Text {
+			t.Errorf("%s/%s at %d: not deterministic", name, ex, limit)
+		}
+	}
+}
