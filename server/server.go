@@ -182,12 +182,9 @@ func (s *Server) Swap(lib *engine.Library) {
 	s.metrics.reloads.Inc()
 }
 
-// ReloadFailed counts a reload that failed (the previous library is still
-// served) and logs why.
-func (s *Server) ReloadFailed(err error) {
-	s.metrics.reloadFailures.Inc()
-	s.Logger.Warn("library reload failed; serving the previous one", "error", err.Error())
-}
+// ReloadFailed counts a reload that failed: the previous library is still
+// served. The caller says why, where its operator looks.
+func (s *Server) ReloadFailed(error) { s.metrics.reloadFailures.Inc() }
 
 // Registry is the Prometheus registry /metrics serves, the Server's own,
 // for an embedding program to add its collectors to.

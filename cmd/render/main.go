@@ -98,5 +98,6 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 	}
 	root.AddCommand(a.listCommand(), a.checkCommand(), a.extractCommand(), a.examplesCommand(), a.schemaCommand(),
 		a.serveCommand(), a.auditCommand(), a.gatherCommand())
+	root.AddCommand(a.versionCommand())
 	return root
 }

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io/fs"
+	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,23 +21,33 @@ import (
 )
 
 func (a *app) serveCommand() *cobra.Command {
-	var addr string
+	var addr, tokenFile string
 	var maxBody int64
 	var watch bool
+	var cors []string
+	renderTimeout, maxRenders, maxQueue := server.DefaultRenderTimeout, runtime.GOMAXPROCS(0), server.DefaultMaxQueue
+	httpConfig := server.DefaultHTTPConfig()
 	cmd := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT] [--templates DIR [--watch]]",
+		Use:   "serve [--addr HOST:PORT] [--templates DIR [--watch]] [--token-file FILE] [--cors-origin ORIGIN]...",
 		Short: "Serve the HTTP API: render, check, extract, variants and schemas as JSON",
 		Long: `serve answers the same requests as the CLI over HTTP, for runtimes in any language:
 
   GET  /v1/variants                    variants, descriptions, examples
   GET  /v1/variants/{variant}/schema   the JSON Schema of a variant's input
   POST /v1/render/{variant}            body: input (JSON or YAML) → Result
-  POST /v1/check/{variant}             body: input → {ok, checks, ids}
-  POST /v1/extract?depth=N             body: a rendered prompt → {text}
-  GET  /healthz
+  POST /v1/check/{variant}             body: input → {variant, ok, checks, ids, provenance}
+  POST /v1/extract?depth=N             body: a rendered prompt → {depth, region, text}
+  GET  /v1/version                     the program's version and the library's hash
+  GET  /v1/openapi.json                the OpenAPI 3.1 document of all of them
+  GET  /metrics                        Prometheus metrics
+  GET  /healthz                        open even with --token-file
 
 Input errors answer 422, unknown variants 404, library errors 500, each as
-{"error": {"kind", "reason", "field", "position", "hints"}}.
+{"error": {"kind", "reason", "field", "position", "hints", ...}}.
+At most --max-renders renders run at once and --max-queue more wait; past
+that, and past --render-timeout, the server answers 503 with Retry-After.
+SIGTERM or SIGINT stops taking connections, lets the requests in flight
+finish (for at most --shutdown-timeout) and then closes the audit store.
 With --audit FILE every rendered prompt is recorded (see render audit).
 With --templates DIR --watch, edits to the working copy are picked up without a
 restart; an edit that breaks the library is logged and the last good one stays.`,
@@ -48,6 +59,14 @@ restart; an edit that breaks the library is logged and the last good one stays.`
 			}
 			srv := server.New(lib)
 			srv.MaxBody = maxBody
+			srv.Logger = slog.New(slog.NewTextHandler(a.stderr, nil))
+			srv.CORSOrigins = cors
+			srv.RenderTimeout, srv.MaxRenders, srv.MaxQueue = renderTimeout, maxRenders, maxQueue
+			if tokenFile != "" {
+				if srv.Token, err = readToken(tokenFile); err != nil {
+					return err
+				}
+			}
 			if a.audit != "" {
 				store, err := audit.Open(a.audit)
 				if err != nil {
@@ -75,23 +94,51 @@ restart; an edit that breaks the library is logged and the last good one stays.`
 					Hints: []string{"choose another --addr, e.g. 127.0.0.1:0 for any free port"}}
 			}
 			a.say("serving on http://%s", ln.Addr())
-			hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 			go func() {
 				<-ctx.Done()
-				shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				hs.Shutdown(shutdown)
+				a.say("shutting down: finishing the requests in flight (at most %s)", httpConfig.ShutdownTimeout)
 			}()
-			if err := hs.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			// Serve returns once the requests in flight are answered: only
+			// then do the deferred calls close the audit store.
+			if err := server.Serve(ctx, ln, srv, httpConfig); err != nil {
 				return err
 			}
+			a.say("stopped")
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
-	cmd.Flags().Int64Var(&maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes")
-	cmd.Flags().BoolVar(&watch, "watch", false, "reload --templates DIR when its files change")
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (loopback by default)")
+	f.Int64Var(&maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes")
+	f.BoolVar(&watch, "watch", false, "reload --templates DIR when its files change")
+	f.StringVar(&tokenFile, "token-file", "", "require the bearer token in this file on every request but /healthz")
+	f.StringArrayVar(&cors, "cors-origin", nil, "let pages of this origin (https://host[:port]) call the API from a browser; repeatable; \"*\" for any")
+	f.DurationVar(&renderTimeout, "render-timeout", renderTimeout, "longest one render may take, waiting for a slot included (0: no limit)")
+	f.IntVar(&maxRenders, "max-renders", maxRenders, "renders that run at once (the number of CPUs Go uses unless set)")
+	f.IntVar(&maxQueue, "max-queue", maxQueue, "renders that may wait for a slot; past them the server answers 503")
+	f.DurationVar(&httpConfig.ReadHeaderTimeout, "read-header-timeout", httpConfig.ReadHeaderTimeout, "longest time to read a request's headers")
+	f.DurationVar(&httpConfig.ReadTimeout, "read-timeout", httpConfig.ReadTimeout, "longest time to read a whole request, body included")
+	f.DurationVar(&httpConfig.WriteTimeout, "write-timeout", httpConfig.WriteTimeout, "longest time from a request's headers to the end of its response")
+	f.DurationVar(&httpConfig.IdleTimeout, "idle-timeout", httpConfig.IdleTimeout, "longest time a kept-alive connection waits for its next request")
+	f.IntVar(&httpConfig.MaxHeaderBytes, "max-header-bytes", httpConfig.MaxHeaderBytes, "largest request line and headers in bytes")
+	f.IntVar(&httpConfig.MaxConns, "max-conns", httpConfig.MaxConns, "connections open at once; more wait to be accepted")
+	f.DurationVar(&httpConfig.ShutdownTimeout, "shutdown-timeout", httpConfig.ShutdownTimeout, "longest wait for the requests in flight on SIGTERM or SIGINT")
 	return cmd
+}
+
+// readToken reads the bearer token of --token-file: the file's content
+// without the white space around it.
+func readToken(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", fileError(path, "cannot read the token file", err)
+	}
+	token := strings.TrimSpace(string(data))
+	if token == "" {
+		return "", &cliError{Kind: engine.KindUsage, Flag: "--token-file", Path: path, Reason: "the token file is empty",
+			Hints: []string{"write a long random token in it, e.g. openssl rand -hex 32 > " + path}}
+	}
+	return token, nil
 }
 
 // watch reloads the working copy into srv whenever a file under it changes.
@@ -138,6 +185,7 @@ func (a *app) watch(ctx context.Context, srv *server.Server) error {
 				pending = nil
 				lib, err := a.library()
 				if err != nil {
+					srv.ReloadFailed(err)
 					a.say("reload failed, still serving the previous library:\n%v", err)
 					continue
 				}

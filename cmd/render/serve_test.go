@@ -1,14 +1,22 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -73,5 +81,117 @@ func TestWatchReloads(t *testing.T) {
 	waitFor("the failed reload to be reported", func() bool { return strings.Contains(stderr.String(), "reload failed") })
 	if !strings.Contains(render(), "You are a reloaded subagent.") {
 		t.Error("a broken edit replaced the last good library")
+	}
+}
+
+// TestServeFinishesInFlightOnSIGTERM runs the real render serve with a
+// SQLite audit store and sends it SIGTERM while a request is in flight:
+// the server has read the request's headers (it asked for the body with
+// 100 Continue) and half of its body. The request is answered, recorded,
+// and the process exits 0 after closing the store.
+func TestServeFinishesInFlightOnSIGTERM(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM on Windows")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "render")
+	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "audit.db")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--audit", db)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	waitLine := func(prefix string) string {
+		t.Helper()
+		for line := range lines {
+			if i := strings.Index(line, prefix); i >= 0 {
+				return line[i+len(prefix):]
+			}
+		}
+		t.Fatalf("the server ended without printing %q", prefix)
+		return ""
+	}
+	addr := waitLine("serving on http://")
+
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(time.Minute))
+	fmt.Fprintf(conn, "POST /v1/render/delegation HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"+
+		"Content-Length: %d\r\nExpect: 100-continue\r\n\r\n", addr, len(validInput))
+	r := bufio.NewReader(conn)
+	if line, _ := r.ReadString('\n'); !strings.HasPrefix(line, "HTTP/1.1 100 Continue") {
+		t.Fatalf("the server did not ask for the body: %q", line)
+	}
+	r.ReadString('\n') // the blank line after 100 Continue
+	half := len(validInput) / 2
+	conn.Write([]byte(validInput[:half]))
+
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitLine("shutting down")
+	conn.Write([]byte(validInput[half:]))
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatalf("no answer to the request in flight: %v", err)
+	}
+	var res struct{ IDs map[string]string }
+	err = json.NewDecoder(resp.Body).Decode(&res)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || err != nil || res.IDs["delegation_id"] == "" {
+		t.Fatalf("the request in flight: %d %v %v", resp.StatusCode, err, res)
+	}
+	go func() {
+		for range lines { // drain, so that the server never blocks on stderr
+		}
+	}()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("render serve: %v", err)
+	}
+	shown := runCLI(t, "", "audit", "show", res.IDs["delegation_id"], "--audit", db)
+	if shown.code != 0 || !strings.Contains(shown.stdout, "# Delegation Overview") {
+		t.Errorf("the audit store lacks the prompt: %d %s", shown.code, shown.stderr)
+	}
+}
+
+// TestReadToken: the token is the file's content without the white space
+// around it; an empty file is refused rather than letting every token in.
+func TestReadToken(t *testing.T) {
+	dir := t.TempDir()
+	good, empty := filepath.Join(dir, "token"), filepath.Join(dir, "empty")
+	os.WriteFile(good, []byte("  s3cret\n"), 0o600)
+	os.WriteFile(empty, []byte("\n"), 0o600)
+	if tok, err := readToken(good); tok != "s3cret" || err != nil {
+		t.Errorf("%q %v", tok, err)
+	}
+	if _, err := readToken(empty); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("an empty token file: %v", err)
+	}
+	if r := runCLI(t, "", "serve", "--token-file", filepath.Join(dir, "missing")); r.code != 2 || !strings.Contains(r.stderr, "token file") {
+		t.Errorf("a missing token file: %d %s", r.code, r.stderr)
 	}
 }
