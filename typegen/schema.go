@@ -32,21 +32,28 @@ func newBuilder(variant string, doc *input.Document) *builder {
 	}
 }
 
-// run builds the root type and, through it, every type it reaches.
+// run builds the root type and, through it, every type it reaches, then
+// the definitions nothing refers to, so that each definition has its type.
 // Definitions get their names first, in the order they are written, so that
 // a definition's name never depends on the objects met before it.
 func (b *builder) run() error {
 	root := &decl{name: b.claim(RootName(b.variant))}
+	var defs []string
 	for _, group := range []string{"$defs", "definitions"} {
-		defs, _ := b.root[group].(map[string]any)
-		for _, k := range b.keys(defs) {
-			b.reserved["#/"+group+"/"+escapeToken(k)] = b.claim(typeName(k))
+		m, _ := b.root[group].(map[string]any)
+		for _, k := range b.keys(m) {
+			ptr := "#/" + group + "/" + escapeToken(k)
+			b.reserved[ptr] = b.claim(typeName(k))
+			defs = append(defs, ptr)
 		}
 	}
 	b.model.root = root
 	b.byRef["#"] = root
 	b.add(root)
 	b.fill(root, b.root)
+	for _, ptr := range defs {
+		b.ref(ptr)
+	}
 	return b.err
 }
 

@@ -93,3 +93,9 @@ EdgeInput = TypedDict(
         "matrix": NotRequired[list[list[Literal[1, "x"] | float]]],
     },
 )
+
+
+class Unused(TypedDict, total=False, extra_items=Any):
+    """Referred to by nothing, declared all the same."""
+
+    note: str

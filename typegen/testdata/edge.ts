@@ -84,3 +84,10 @@ export interface Switch {
   /** Format: date (RFC 3339 full-date, YYYY-MM-DD), given as a string. */
   since?: string;
 }
+
+/** Referred to by nothing, declared all the same. */
+export interface Unused {
+  note?: string;
+  /** Other keys are accepted. */
+  [key: string]: unknown;
+}

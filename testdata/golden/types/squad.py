@@ -243,3 +243,23 @@ class SquadInput(TypedDict):
 
     Default: []
     """
+
+
+# A message (TaskMessage). Other fields of the stored message are accepted and
+# ignored. A queued message needs its ts, a stored one its type.
+Message = TypedDict(
+    "Message",
+    {
+        # When the message was sent: an ISO 8601 string or a number, shown as
+        # written for a queued message.
+        "ts": NotRequired[str | int],
+        # Who sent it: an agent name or the human.
+        "from": str,
+        # The message type, e.g. "text" or "done"; only those two count as a
+        # dependency's last messages.
+        "type": NotRequired[str],
+        # The message text.
+        "text": str,
+    },
+    extra_items=Any,
+)

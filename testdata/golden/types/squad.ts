@@ -268,3 +268,26 @@ export interface KnowledgeEntry {
   /** Other keys are accepted. */
   [key: string]: unknown;
 }
+
+/**
+ * A message (TaskMessage). Other fields of the stored message are accepted and
+ * ignored. A queued message needs its ts, a stored one its type.
+ */
+export interface Message {
+  /**
+   * When the message was sent: an ISO 8601 string or a number, shown as written
+   * for a queued message.
+   */
+  ts?: string | number;
+  /** Who sent it: an agent name or the human. */
+  from: string;
+  /**
+   * The message type, e.g. "text" or "done"; only those two count as a
+   * dependency's last messages.
+   */
+  type?: string;
+  /** The message text. */
+  text: string;
+  /** Other keys are accepted. */
+  [key: string]: unknown;
+}
