@@ -201,11 +201,9 @@ func (s *Server) renderGate() *gate {
 // request, counting it by route and status.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sw := &statusWriter{ResponseWriter: w}
-	switch {
-	case s.cors(sw, r):
-	case r.URL.Path != "/healthz" && !s.authorized(sw, r):
-		_, r.Pattern = s.mux.Handler(r)
-	default:
+	if s.cors(sw, r) || (r.URL.Path != "/healthz" && !s.authorized(sw, r)) {
+		_, r.Pattern = s.mux.Handler(r) // answered already: only the route is wanted
+	} else {
 		s.mux.ServeHTTP(sw, r)
 	}
 	s.metrics.requests.WithLabelValues(r.Pattern, strconv.Itoa(sw.status())).Inc()
