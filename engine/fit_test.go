@@ -150,7 +150,7 @@ func TestBudgetManifestErrors(t *testing.T) {
 		"  - {text: /notes, keep: -1}\n":                 "negative",
 	}
 	for budget, want := range cases {
-		_, err := Load(logFS(budget))
+		_, err := LoadStrict(logFS(budget))
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "templates/log/prompt.yaml") {
 			t.Errorf("%q: got %v, want %q", budget, err, want)
 		}

@@ -21,6 +21,7 @@ import (
 // in the library only while that render runs.
 type Library struct {
 	variants map[string]*Variant
+	broken   map[string]error // variants that do not load, with why
 	names    []string
 	opts     options
 	// order holds the key order of the objects of renders in progress.
@@ -57,7 +58,7 @@ func WithOrigin(dir string) Option { return func(o *options) { o.origin = dir } 
 
 // Load reads every variant of a library: an fs.FS holding templates/ and schemas/.
 func Load(fsys fs.FS, opts ...Option) (*Library, error) {
-	lib := &Library{variants: map[string]*Variant{}, order: &input.KeyOrder{}}
+	lib := &Library{variants: map[string]*Variant{}, broken: map[string]error{}, order: &input.KeyOrder{}}
 	for _, o := range opts {
 		o(&lib.opts)
 	}
@@ -83,10 +84,14 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 		return nil, (&Error{Kind: KindUsage, Position: lib.label("templates"), Reason: "no variants found"}).
 			Hint("a variant is a folder templates/<name>/ with a prompt.yaml manifest")
 	}
+	// One broken variant does not break the others: it is kept with its
+	// error, which rendering it, Err and LoadStrict report.
 	for _, mf := range manifests {
+		lib.names = append(lib.names, path.Base(path.Dir(mf)))
 		v, err := lib.loadVariant(fsys, path.Dir(mf), schemas)
 		if err != nil {
-			return nil, err
+			lib.broken[path.Base(path.Dir(mf))] = err
+			continue
 		}
 		own := []string{"schemas/" + v.manifest.Schema + ".schema.json"}
 		for _, f := range files {
@@ -98,9 +103,42 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 			return nil, problem.Template(v.dir, "cannot read the variant: %v", err)
 		}
 		lib.variants[v.name] = v
-		lib.names = append(lib.names, v.name)
 	}
 	slices.Sort(lib.names)
+	return lib, nil
+}
+
+// Err reports the variants that do not load: nil when all do, else the
+// first one's error, with the others in its Also.
+func (lib *Library) Err() error {
+	var all []*Error
+	for _, name := range lib.names {
+		if err := lib.broken[name]; err != nil {
+			e := *AsError(err)
+			if e.Variant == "" {
+				e.Variant = name
+			}
+			all = append(all, &e)
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	first := *all[0]
+	first.Also = append(slices.Clone(first.Also), all[1:]...)
+	return &first
+}
+
+// LoadStrict is Load for tools that must see the whole library work
+// (lint, test, the golden tests): any variant that does not load fails it.
+func LoadStrict(fsys fs.FS, opts ...Option) (*Library, error) {
+	lib, err := Load(fsys, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := lib.Err(); err != nil {
+		return nil, err
+	}
 	return lib, nil
 }
 
@@ -137,10 +175,14 @@ func (lib *Library) label(p string) string {
 // Names lists the variants, sorted.
 func (lib *Library) Names() []string { return slices.Clone(lib.names) }
 
-// Variant returns the named variant or a usage error that lists the others.
+// Variant returns the named variant, the error that keeps it from loading,
+// or a usage error that lists the variants there are.
 func (lib *Library) Variant(name string) (*Variant, error) {
 	if v, ok := lib.variants[name]; ok {
 		return v, nil
+	}
+	if err := lib.broken[name]; err != nil {
+		return nil, err
 	}
 	e := &Error{Kind: KindUsage, Variant: name, Reason: fmt.Sprintf("unknown variant %q", name), Err: ErrUnknownVariant}
 	if near := problem.Closest(name, lib.names); near != "" {

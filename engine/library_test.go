@@ -61,7 +61,7 @@ func loadNote(t *testing.T, change func(fstest.MapFS)) (*Library, error) {
 	if change != nil {
 		change(fsys)
 	}
-	return Load(fsys)
+	return LoadStrict(fsys)
 }
 
 func renderNote(t *testing.T, input string) (*Result, error) {

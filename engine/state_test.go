@@ -177,3 +177,37 @@ func TestRunawayTemplatesStop(t *testing.T) {
 		t.Errorf("after the limits: %v", err)
 	}
 }
+
+// TestBrokenVariantLeavesOthersWorking: a variant that does not load is
+// kept with its error; the others render, and the strict load refuses.
+func TestBrokenVariantLeavesOthersWorking(t *testing.T) {
+	f := noteFS()
+	f["templates/other/prompt.yaml"] = &fstest.MapFile{Data: []byte("sections: [main]\nschema: note\n")}
+	f["templates/other/main.md.tmpl"] = &fstest.MapFile{Data: []byte("{{ if .title }}unclosed\n")}
+	f["schemas/bad.schema.json"] = &fstest.MapFile{Data: []byte(`{"type": 5}`)}
+	f["templates/third/prompt.yaml"] = &fstest.MapFile{Data: []byte("sections: [main]\nschema: bad\n")}
+	f["templates/third/main.md.tmpl"] = &fstest.MapFile{Data: []byte("x\n")}
+	lib, err := Load(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\n")}); err != nil {
+		t.Errorf("a good variant beside broken ones: %v", err)
+	}
+	for name, want := range map[string]string{"other": "templates/other/main.md.tmpl", "third": "schemas/bad.schema.json"} {
+		_, err := lib.Render(context.Background(), name, Input{Name: "in", Data: []byte("title: T\n")})
+		if e := AsError(err); e == nil || e.Kind != KindTemplate || !strings.Contains(err.Error(), want) {
+			t.Errorf("rendering broken %s: %v", name, err)
+		}
+	}
+	if got := strings.Join(lib.Names(), ","); got != "note,other,third" {
+		t.Errorf("names %s", got)
+	}
+	e := AsError(lib.Err())
+	if e == nil || len(e.Also) != 1 || e.Variant != "other" || e.Also[0].Variant != "third" {
+		t.Errorf("Err: %v", lib.Err())
+	}
+	if _, err := LoadStrict(f); err == nil {
+		t.Error("the strict load accepted a broken library")
+	}
+}

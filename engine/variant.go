@@ -55,7 +55,10 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*V
 		m.Schema = name
 	}
 	v := &Variant{lib: lib, name: name, manifest: m, raw: data, dir: lib.label(dir), examples: map[string]Input{}}
-	v.schema = schemas.Get(m.Schema)
+	v.schema, err = schemas.Get(m.Schema)
+	if err != nil {
+		return nil, err
+	}
 	if v.schema == nil {
 		return nil, problem.Template(mfile, "schema %q not found", m.Schema).
 			Hint("add schemas/%s.schema.json, or name an existing schema with schema: in the manifest", m.Schema)

@@ -71,7 +71,7 @@ const hostProbes = `
 
 func hostVariant(t *testing.T, gather string) *engine.Variant {
 	t.Helper()
-	lib, err := engine.Load(hostFS(gather))
+	lib, err := engine.LoadStrict(hostFS(gather))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,7 +319,7 @@ func TestGatherManifestErrors(t *testing.T) {
 		{"  - {field: /extra, comand: [x]}\n", "field comand not found"},
 	}
 	for _, c := range cases {
-		_, err := engine.Load(hostFS(c.gather))
+		_, err := engine.LoadStrict(hostFS(c.gather))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "templates/host/prompt.yaml") {
 			t.Errorf("%q: got %v, want an error naming the manifest and %q", c.gather, err, c.want)
 		}

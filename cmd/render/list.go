@@ -22,20 +22,29 @@ func (a *app) listCommand() *cobra.Command {
 				return err
 			}
 			type entry struct {
-				Name        string   `json:"name"`
-				Description string   `json:"description"`
-				Examples    []string `json:"examples"`
+				Name        string        `json:"name"`
+				Description string        `json:"description,omitempty"`
+				Examples    []string      `json:"examples,omitempty"`
+				Error       *engine.Error `json:"error,omitempty"` // why the variant does not load
 			}
 			var list []entry
 			for _, name := range lib.Names() {
-				v, _ := lib.Variant(name)
-				list = append(list, entry{name, v.Description(), v.Examples()})
+				v, err := lib.Variant(name)
+				if err != nil {
+					list = append(list, entry{Name: name, Error: engine.AsError(err)})
+					continue
+				}
+				list = append(list, entry{Name: name, Description: v.Description(), Examples: v.Examples()})
 			}
 			if a.format == "json" {
 				return a.writeOutput("", jsonBytes(list))
 			}
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			for _, e := range list {
+				if e.Error != nil {
+					fmt.Fprintf(tw, "%s\tBROKEN: %s\n", e.Name, strings.ReplaceAll(e.Error.Error(), "\n", " "))
+					continue
+				}
 				fmt.Fprintf(tw, "%s\t%s\n", e.Name, e.Description)
 			}
 			return tw.Flush()

@@ -30,6 +30,7 @@ const baseURL = "file:///schemas/"
 // Set is every schema of a library. It is immutable once loaded.
 type Set struct {
 	byName map[string]*Schema
+	broken map[string]error // schemas that do not load, by name
 	raw    map[string]any                // the documents as written, by file URL
 	order  *input.KeyOrder               // their key order, kept as long as the set
 	byLoc  map[string]*jsonschema.Schema // every compiled schema by its location
@@ -47,42 +48,51 @@ type Schema struct {
 // Load reads and compiles schemas/*.schema.json; label is where the files
 // are, for error positions.
 func Load(fsys fs.FS, label string) (*Set, error) {
-	set := &Set{byName: map[string]*Schema{}, raw: map[string]any{}, order: &input.KeyOrder{},
+	set := &Set{byName: map[string]*Schema{}, broken: map[string]error{}, raw: map[string]any{}, order: &input.KeyOrder{},
 		byLoc: map[string]*jsonschema.Schema{}}
 	files, _ := fs.Glob(fsys, "schemas/*.schema.json")
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
 	c.ExtractAnnotations = true
+	nameOf := func(f string) string { return strings.TrimSuffix(path.Base(f), ".schema.json") }
+	// A schema that does not load breaks the variants that use it, and no
+	// others: each failure is kept by name for Get to report.
 	for _, f := range files {
 		file := path.Join(label, f)
 		data, err := fs.ReadFile(fsys, f)
 		if err != nil {
-			return nil, problem.Template(file, "cannot read schema: %v", err)
+			set.broken[nameOf(f)] = problem.Template(file, "cannot read schema: %v", err)
+			continue
 		}
 		// The document stays recorded for as long as the set: it is never released.
 		doc, err := input.Decode(input.Input{Name: file, Data: data}, set.order)
 		if err != nil {
 			e := problem.As(err)
 			e.Kind = problem.KindTemplate
-			return nil, e
+			set.broken[nameOf(f)] = e
+			continue
 		}
 		url := baseURL + path.Base(f)
 		set.raw[url] = doc.Root
 		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
-			return nil, problem.Template(file, "invalid schema: %v", err)
+			set.broken[nameOf(f)] = problem.Template(file, "invalid schema: %v", err)
 		}
 	}
 	for _, f := range files {
+		name := nameOf(f)
+		if set.broken[name] != nil {
+			continue
+		}
 		url := baseURL + path.Base(f)
 		compiled, err := c.Compile(url)
 		if err != nil {
-			return nil, (&problem.Error{Kind: problem.KindTemplate, Position: path.Join(label, f),
+			set.broken[name] = (&problem.Error{Kind: problem.KindTemplate, Position: path.Join(label, f),
 				Reason: "schema does not compile: " + strings.ReplaceAll(err.Error(), baseURL, "schemas/"), Err: err}).
 				Hint("the file must be a JSON Schema of draft 2020-12; check the keyword named above")
+			continue
 		}
 		set.index(compiled)
-		name := strings.TrimSuffix(path.Base(f), ".schema.json")
 		sc := &Schema{set: set, name: name, url: url, compiled: compiled}
 		sc.defaults = set.buildDefaults(compiled, map[*jsonschema.Schema]*defaults{})
 		set.byName[name] = sc
@@ -90,8 +100,9 @@ func Load(fsys fs.FS, label string) (*Set, error) {
 	return set, nil
 }
 
-// Get returns the schema of that name (schemas/<name>.schema.json), or nil.
-func (s *Set) Get(name string) *Schema { return s.byName[name] }
+// Get returns the schema of that name (schemas/<name>.schema.json); nil
+// and the error when it does not load; nil and nil when there is none.
+func (s *Set) Get(name string) (*Schema, error) { return s.byName[name], s.broken[name] }
 
 // Name is the schema's name: schemas/<name>.schema.json.
 func (sc *Schema) Name() string { return sc.name }
