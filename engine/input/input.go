@@ -14,6 +14,7 @@ import (
 	"fmt"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
+	"gopkg.in/yaml.v3"
 )
 
 // Input is a document to render: JSON or YAML bytes and a name for error
@@ -29,11 +30,9 @@ type Document struct {
 	Root  map[string]any
 	order *KeyOrder
 	held  []map[string]any // every object recorded, kept alive while its entry stands
-	// YAML only: values expanded so far, and the aliases being expanded.
-	yamlValues int
-	aliasing   map[any]bool
-	positions  map[string]int // pointer → byte offset, built on the first error
-	maxDepth   int
+	// yamlTree is a YAML input's node tree, parsed on the first Position.
+	yamlTree *yaml.Node
+	maxDepth int
 }
 
 // Decode reads an object: JSON when the input starts with '{', else YAML.
@@ -118,25 +117,6 @@ func decode(in Input, order *KeyOrder, depth int) (*Document, any, error) {
 		return nil, nil, err
 	}
 	return d, root, nil
-}
-
-// Position says where the value at a JSON pointer is written in the input,
-// as name:line:col, or where the nearest enclosing value is (a missing field
-// is reported where its object is). The input is read again for this, once
-// per document and only when an error needs a position.
-func (d *Document) Position(ptr string) string {
-	if d.positions == nil {
-		d.positions = indexPositions(d.Data)
-	}
-	for p := ptr; ; p = parent(p) {
-		if off, ok := d.positions[p]; ok {
-			line, col := lineCol(d.Data, off)
-			return fmt.Sprintf("%s:%d:%d", d.Name, line, col)
-		}
-		if p == "" {
-			return ""
-		}
-	}
 }
 
 // Locate sets the Position of err, and of the problems it lists, from the

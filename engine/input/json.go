@@ -10,7 +10,6 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/promptsmith/promptsmith/engine/pointer"
 	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
@@ -40,15 +39,22 @@ func (d *Document) decodeJSON(data []byte, start int) (any, error) {
 	return v, nil
 }
 
+// number converts the text of a JSON number: an int64 when its value is
+// whole, else a float64. A number out of the range of int64 is refused,
+// however it is written (9223372036854775808, 1e19), so that a template
+// never compares a float with an integer it could not hold.
 func number(s string) (any, error) {
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return i, nil
 	}
+	if !strings.ContainsAny(s, ".eE") {
+		return nil, outOfRange(s) // an integer ParseInt refused: beyond int64's range
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
-		return nil, fmt.Errorf("%s is out of range: write a smaller number", s)
+		return nil, outOfRange(s)
 	}
-	return finite(f)
+	return finite(f, s)
 }
 
 // jsonParser decodes JSON into the engine's value tree in one pass, recording
@@ -61,15 +67,12 @@ type jsonParser struct {
 	doc  *Document // nil when only positions are wanted
 	// maxDepth bounds nesting: values deeper are refused.
 	maxDepth int
-	path     []string // the keys and indexes down to the current value, for errors
-	// index, when set, receives the offset of every value's key or start:
-	// error positions for JSON input.
-	index map[string]int
+	path     path // the keys and indexes down to the current value, for errors
 }
 
 // pointer is the JSON pointer of the current value, built only for errors.
 func (p *jsonParser) pointer() string {
-	return pointer.Join(p.path)
+	return p.path.pointer()
 }
 
 type jsonSyntaxError struct {
@@ -120,7 +123,11 @@ func (p *jsonParser) value(depth int) (any, error) {
 	case c == '[':
 		return p.array(depth)
 	case c == '"':
-		return p.string()
+		s, err := p.string()
+		if err != nil {
+			return nil, p.textError(err, "string")
+		}
+		return s, nil
 	case c == 't':
 		return p.literal("true", true)
 	case c == 'f':
@@ -152,12 +159,9 @@ func (p *jsonParser) object(depth int) (any, error) {
 		keyAt := p.pos
 		k, err := p.string()
 		if err != nil {
-			return nil, err
+			return nil, p.textError(err, "key")
 		}
-		p.path = append(p.path, k)
-		if p.index != nil {
-			p.index[p.pointer()] = keyAt
-		}
+		p.path = append(p.path, step{key: k, index: -1})
 		if _, dup := m[k]; dup {
 			p.pos = keyAt
 			return nil, problem.Input(p.pointer(), "key %q appears twice", k).Hint("keep one of the two entries")
@@ -200,11 +204,7 @@ func (p *jsonParser) array(depth int) (any, error) {
 		return list, nil
 	}
 	for {
-		p.path = append(p.path, strconv.Itoa(len(list)))
-		if p.index != nil {
-			p.skipSpace()
-			p.index[p.pointer()] = p.pos
-		}
+		p.path = append(p.path, step{index: len(list)})
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
@@ -228,7 +228,9 @@ func (p *jsonParser) array(depth int) (any, error) {
 }
 
 // string reads a quoted string. Strings without escapes, the common case even
-// for a 1 MiB prompt, are copied once; others go through encoding/json.
+// for a 1 MiB prompt, are copied once. A string that is not text (NUL, bytes
+// that are not UTF-8, an unpaired surrogate) is refused with a *notText,
+// p.pos at the offending character.
 func (p *jsonParser) string() (string, error) {
 	start := p.pos
 	p.pos++
@@ -238,18 +240,20 @@ func (p *jsonParser) string() (string, error) {
 		switch {
 		case c == '"':
 			p.pos++
-			raw := p.data[start:p.pos]
+			body := p.data[start+1 : p.pos-1]
+			if bad := invalidUTF8(body); bad >= 0 {
+				p.pos = start + 1 + bad
+				return "", &notText{fmt.Sprintf("holds the byte 0x%02x, which is not UTF-8", body[bad])}
+			}
 			if !escaped {
-				body := raw[1 : len(raw)-1]
-				if !utf8.Valid(body) {
-					var s string
-					_ = json.Unmarshal(raw, &s) // replaces invalid bytes as encoding/json does
-					return s, nil
-				}
 				return string(body), nil
 			}
-			out, ok := unescape(raw[1 : len(raw)-1])
-			if !ok {
+			out, at, err := unescape(body)
+			if err != nil {
+				if _, isText := err.(*notText); isText {
+					p.pos = start + 1 + at
+					return "", err
+				}
 				p.pos = start
 				return "", p.fail("invalid escape in a string")
 			}
@@ -257,6 +261,8 @@ func (p *jsonParser) string() (string, error) {
 		case c == '\\':
 			escaped = true
 			p.pos += 2
+		case c == 0:
+			return "", errNUL()
 		case c < 0x20:
 			return "", p.fail("control character %q in a string: escape it", c)
 		default:
@@ -265,6 +271,31 @@ func (p *jsonParser) string() (string, error) {
 	}
 	p.pos = start
 	return "", p.fail("string never closed")
+}
+
+// invalidUTF8 is the offset of the first byte of b that is not UTF-8, or -1.
+func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) {
+		return -1
+	}
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+// textError turns a string that is not text into an input error naming the
+// field (for a key, the object holding it); other errors pass.
+func (p *jsonParser) textError(err error, what string) error {
+	nt, ok := err.(*notText)
+	if !ok {
+		return err
+	}
+	return nt.problem(p.pointer(), what)
 }
 
 func (p *jsonParser) literal(word string, v any) (any, error) {
@@ -290,14 +321,23 @@ func (p *jsonParser) number() (any, error) {
 		p.pos = start
 		return nil, p.fail("invalid number %q", text)
 	}
-	return number(text)
+	v, err := number(text)
+	if err != nil {
+		p.pos = start
+		e := problem.As(err)
+		e.Field = p.pointer()
+		return nil, e
+	}
+	return v, nil
 }
 
 // unescape decodes the body of a JSON string that holds escapes, copying the
-// runs between backslashes whole.
-func unescape(body []byte) (string, bool) {
+// runs between backslashes whole. An escape that is malformed, or stands for
+// NUL or half a surrogate pair, is an error at its offset in body.
+func unescape(body []byte) (string, int, error) {
 	var b strings.Builder
 	b.Grow(len(body))
+	at := 0
 	for len(body) > 0 {
 		i := bytes.IndexByte(body, '\\')
 		if i < 0 {
@@ -306,8 +346,9 @@ func unescape(body []byte) (string, bool) {
 		}
 		b.Write(body[:i])
 		body = body[i:]
+		at += i
 		if len(body) < 2 {
-			return "", false
+			return "", at, errBadEscape
 		}
 		n := 2
 		switch body[1] {
@@ -326,39 +367,31 @@ func unescape(body []byte) (string, bool) {
 		case 'u':
 			r, ok := hex4(body[2:])
 			if !ok {
-				return "", false
+				return "", at, errBadEscape
 			}
 			n = 6
+			if r == 0 {
+				return "", at, errNUL()
+			}
 			if utf16.IsSurrogate(r) {
 				r2, ok := hex4(body[min(8, len(body)):])
-				if dec := utf16.DecodeRune(r, r2); ok && len(body) >= 8 && body[6] == '\\' && body[7] == 'u' && dec != utf8.RuneError {
-					r, n = dec, 12
-				} else {
-					r = utf8.RuneError
+				dec := utf16.DecodeRune(r, r2)
+				if !ok || len(body) < 8 || body[6] != '\\' || body[7] != 'u' || dec == utf8.RuneError {
+					return "", at, &notText{fmt.Sprintf("holds \\u%04x, half of a UTF-16 surrogate pair without the other half", r)}
 				}
+				r, n = dec, 12
 			}
 			b.WriteRune(r)
 		default:
-			return "", false
+			return "", at, errBadEscape
 		}
 		body = body[n:]
+		at += n
 	}
-	out := b.String()
-	if !utf8.ValidString(out) {
-		return validUTF8(out), true
-	}
-	return out, true
+	return b.String(), 0, nil
 }
 
-// validUTF8 replaces each invalid byte with U+FFFD, as encoding/json does.
-func validUTF8(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for _, r := range s {
-		b.WriteRune(r) // ranging yields utf8.RuneError for each invalid byte
-	}
-	return b.String()
-}
+var errBadEscape = errors.New("invalid escape")
 
 func hex4(b []byte) (rune, bool) {
 	if len(b) < 4 {

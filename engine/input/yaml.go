@@ -1,26 +1,62 @@
 package input
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
-	"math"
+	"io"
 	"strconv"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/pointer"
 	"github.com/promptsmith/promptsmith/engine/problem"
 	"gopkg.in/yaml.v3"
 )
 
 func (d *Document) decodeYAML(data []byte) (any, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var n yaml.Node
-	if err := yaml.Unmarshal(data, &n); err != nil {
+	if err := dec.Decode(&n); err == io.EOF {
+		return map[string]any{}, nil // empty document
+	} else if err != nil {
 		return nil, yamlError(d.Name, err)
 	}
-	if n.Kind == 0 { // empty document
-		return map[string]any{}, nil
+	if err := d.singleDocument(dec); err != nil {
+		return nil, err
 	}
-	return d.yamlValue(&n, "", 0)
+	y := &yamlDecoder{doc: d}
+	return y.value(&n, 0)
+}
+
+// singleDocument refuses a YAML stream holding a second document after the
+// first: only the first would be read, and the rest silently lost. A
+// trailing "---" with nothing after it loses nothing, and is let through.
+func (d *Document) singleDocument(dec *yaml.Decoder) error {
+	for {
+		var next yaml.Node
+		err := dec.Decode(&next)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			e := yamlError(d.Name, err)
+			e.Reason = "the input holds a second YAML document, which is not valid either: " + strings.TrimPrefix(e.Reason, "invalid YAML: ")
+			e.Hints = []string{"send one document: remove the --- line and what follows it"}
+			return e
+		}
+		if !emptyDocument(&next) {
+			return (&problem.Error{Kind: problem.KindInput, Position: fmt.Sprintf("%s:%d", d.Name, next.Line),
+				Reason: fmt.Sprintf("the input holds more than one YAML document: a second one starts at line %d", next.Line)}).
+				Hint("send one document: remove the --- line and what follows it, or merge the documents into one")
+		}
+	}
+}
+
+func emptyDocument(n *yaml.Node) bool {
+	if len(n.Content) == 0 {
+		return true
+	}
+	c := n.Content[0]
+	return len(n.Content) == 1 && c.Kind == yaml.ScalarNode && c.ShortTag() == "!!null" && c.Value == ""
 }
 
 // maxYAMLValues bounds how many values a YAML input may expand to. Aliases
@@ -28,15 +64,25 @@ func (d *Document) decodeYAML(data []byte) (any, error) {
 // input needs more than this.
 const maxYAMLValues = 1_000_000
 
-func (d *Document) yamlValue(n *yaml.Node, ptr string, depth int) (any, error) {
-	if depth > d.maxDepth {
-		e := tooDeep(ptr, d.maxDepth)
-		e.Position = fmt.Sprintf("%s:%d:%d", d.Name, n.Line, n.Column)
+// yamlDecoder turns a document's nodes into values.
+type yamlDecoder struct {
+	doc *Document
+	// values counts the values expanded so far; aliasing holds the aliases
+	// being expanded.
+	values   int
+	aliasing map[*yaml.Node]bool
+	path     path // down to the current value, for errors
+}
+
+func (y *yamlDecoder) value(n *yaml.Node, depth int) (any, error) {
+	if depth > y.doc.maxDepth {
+		e := tooDeep(y.path.pointer(), y.doc.maxDepth)
+		e.Position = y.position(n)
 		return nil, e
 	}
-	d.yamlValues++
-	if d.yamlValues > maxYAMLValues {
-		return nil, d.yamlErr(n, ptr, "the YAML expands to more than %d values through its aliases (*name)", maxYAMLValues).
+	y.values++
+	if y.values > maxYAMLValues {
+		return nil, y.fail(n, "the YAML expands to more than %d values through its aliases (*name)", maxYAMLValues).
 			Hint("write the values out, or use fewer nested aliases")
 	}
 	switch n.Kind {
@@ -44,102 +90,128 @@ func (d *Document) yamlValue(n *yaml.Node, ptr string, depth int) (any, error) {
 		if len(n.Content) == 0 {
 			return map[string]any{}, nil
 		}
-		return d.yamlValue(n.Content[0], ptr, depth)
+		return y.value(n.Content[0], depth)
 	case yaml.AliasNode:
-		if d.aliasing[n.Alias] {
-			return nil, d.yamlErr(n, ptr, "alias *%s refers to a value that contains it", n.Value).
+		if y.aliasing[n.Alias] {
+			return nil, y.fail(n, "alias *%s refers to a value that contains it", n.Value).
 				Hint("an alias cannot be used inside the value it names")
 		}
-		if d.aliasing == nil {
-			d.aliasing = map[any]bool{}
+		if y.aliasing == nil {
+			y.aliasing = map[*yaml.Node]bool{}
 		}
-		d.aliasing[n.Alias] = true
-		defer delete(d.aliasing, n.Alias)
-		return d.yamlValue(n.Alias, ptr, depth)
+		y.aliasing[n.Alias] = true
+		defer delete(y.aliasing, n.Alias)
+		return y.value(n.Alias, depth)
 	case yaml.SequenceNode:
 		list := make([]any, 0, len(n.Content))
 		for i, c := range n.Content {
-			v, err := d.yamlValue(c, pointer.Index(ptr, i), depth+1)
+			y.path = append(y.path, step{index: i})
+			v, err := y.value(c, depth+1)
 			if err != nil {
 				return nil, err
 			}
+			y.path = y.path[:len(y.path)-1]
 			list = append(list, v)
 		}
 		return list, nil
 	case yaml.MappingNode:
 		m := map[string]any{}
 		var keys []string
-		if err := d.yamlMapping(n, ptr, m, &keys, depth); err != nil {
+		if err := y.mapping(n, m, &keys, depth); err != nil {
 			return nil, err
 		}
-		d.Record(m, keys)
+		y.doc.Record(m, keys)
 		return m, nil
 	}
 	v, err := yamlScalar(n)
 	if err != nil {
-		return nil, d.yamlErr(n, ptr, "%v", err)
+		e := problem.As(err)
+		if e.Kind == problem.KindInternal { // yaml.v3's own error
+			return nil, y.fail(n, "%v", err)
+		}
+		e.Field, e.Position = y.path.pointer(), y.position(n)
+		return nil, e
+	}
+	if s, isStr := v.(string); isStr {
+		if nt := checkText(s); nt != nil {
+			e := nt.problem(y.path.pointer(), "string")
+			e.Position = y.position(n)
+			return nil, e
+		}
 	}
 	return v, nil
 }
 
-func (d *Document) yamlErr(n *yaml.Node, ptr, format string, args ...any) *problem.Error {
-	return &problem.Error{Kind: problem.KindInput, Field: ptr, Position: fmt.Sprintf("%s:%d:%d", d.Name, n.Line, n.Column),
+func (y *yamlDecoder) position(n *yaml.Node) string {
+	return fmt.Sprintf("%s:%d:%d", y.doc.Name, n.Line, n.Column)
+}
+
+// fail is an input error at node n, naming the current value's pointer.
+func (y *yamlDecoder) fail(n *yaml.Node, format string, args ...any) *problem.Error {
+	return &problem.Error{Kind: problem.KindInput, Field: y.path.pointer(), Position: y.position(n),
 		Reason: fmt.Sprintf(format, args...)}
 }
 
-// yamlMapping fills m from a mapping node. Keys written in the mapping win
+// mapping fills m from a mapping node. Keys written in the mapping win
 // over keys merged in with <<, wherever the merge stands; of several merged
 // mappings the first wins, as YAML's merge key says. A key written twice is
 // refused, as in JSON input: which one was meant is a guess.
-func (d *Document) yamlMapping(n *yaml.Node, ptr string, m map[string]any, keys *[]string, depth int) error {
+func (y *yamlDecoder) mapping(n *yaml.Node, m map[string]any, keys *[]string, depth int) error {
 	explicit := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn := n.Content[i]
 		if kn.Tag == "!!merge" {
 			continue
 		}
+		if nt := checkText(kn.Value); nt != nil {
+			e := nt.problem(y.path.pointer(), "key")
+			e.Position = y.position(kn)
+			return e
+		}
 		if explicit[kn.Value] {
-			return d.yamlErr(kn, pointer.Append(ptr, kn.Value), "key %q appears twice", kn.Value).
-				Hint("keep one of the two entries")
+			y.path = append(y.path, step{key: kn.Value, index: -1})
+			return y.fail(kn, "key %q appears twice", kn.Value).Hint("keep one of the two entries")
 		}
 		explicit[kn.Value] = true
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		kn, vn := n.Content[i], n.Content[i+1]
 		if kn.Tag == "!!merge" {
-			if err := d.yamlMerge(kn, vn, ptr, m, keys, explicit, depth); err != nil {
+			if err := y.merge(kn, vn, m, keys, explicit, depth); err != nil {
 				return err
 			}
 			continue
 		}
 		k := kn.Value
-		v, err := d.yamlValue(vn, pointer.Append(ptr, k), depth+1)
+		y.path = append(y.path, step{key: k, index: -1})
+		v, err := y.value(vn, depth+1)
 		if err != nil {
 			return err
 		}
+		y.path = y.path[:len(y.path)-1]
 		*keys = append(*keys, k)
 		m[k] = v
 	}
 	return nil
 }
 
-// yamlMerge adds the keys of a merged mapping, or of a list of them, that the
+// merge adds the keys of a merged mapping, or of a list of them, that the
 // mapping has not got yet.
-func (d *Document) yamlMerge(kn, vn *yaml.Node, ptr string, m map[string]any, keys *[]string, explicit map[string]bool, depth int) error {
+func (y *yamlDecoder) merge(kn, vn *yaml.Node, m map[string]any, keys *[]string, explicit map[string]bool, depth int) error {
 	sources := []*yaml.Node{vn}
 	if vn.Kind == yaml.SequenceNode {
 		sources = vn.Content
 	}
 	for _, src := range sources {
-		v, err := d.yamlValue(src, ptr, depth)
+		v, err := y.value(src, depth)
 		if err != nil {
 			return err
 		}
 		merged, ok := v.(map[string]any)
 		if !ok {
-			return d.yamlErr(kn, ptr, "a merge key (<<) must refer to a mapping or a list of mappings")
+			return y.fail(kn, "a merge key (<<) must refer to a mapping or a list of mappings")
 		}
-		for _, k := range d.Keys(merged) {
+		for _, k := range y.doc.Keys(merged) {
 			if _, have := m[k]; have || explicit[k] {
 				continue
 			}
@@ -160,35 +232,23 @@ func yamlScalar(n *yaml.Node) (any, error) {
 		return b, err
 	case "!!int":
 		var i int64
-		if err := n.Decode(&i); err != nil {
-			var f float64
-			if err = n.Decode(&f); err != nil {
-				return nil, err
-			}
-			return finite(f)
+		err := n.Decode(&i)
+		if err == nil {
+			return i, nil
 		}
-		return i, nil
+		var f float64
+		if n.Decode(&f) == nil {
+			return nil, outOfRange(n.Value) // a whole number, beyond int64's range
+		}
+		return nil, err
 	case "!!float":
 		var f float64
 		if err := n.Decode(&f); err != nil {
 			return nil, err
 		}
-		return finite(f)
+		return finite(f, n.Value)
 	}
 	return n.Value, nil // strings, timestamps, binary: as written
-}
-
-// finite refuses infinities and NaN, which JSON cannot carry and JSON Schema
-// cannot compare, and turns whole numbers into integers, so that 2.0 and 1e3
-// are the integers a schema's "integer" accepts them as.
-func finite(f float64) (any, error) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return nil, fmt.Errorf("%v is not a number a prompt input can hold: write a finite number", f)
-	}
-	if f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 {
-		return int64(f), nil
-	}
-	return f, nil
 }
 
 // yamlError places a YAML syntax error. yaml.v3 carries the line only in its
