@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 type Library struct {
 	variants map[string]*Variant
 	broken   map[string]error // variants that do not load, with why
+	stale    map[string]bool  // broken variants served from a previous load (Fallback)
 	names    []string
 	opts     options
 	// order holds the key order of the objects of renders in progress.
@@ -189,4 +191,33 @@ func (lib *Library) Variant(name string) (*Variant, error) {
 		e.Hint("did you mean %q?", near)
 	}
 	return nil, e.Hint("the variants are: %s", strings.Join(lib.names, ", "))
+}
+
+// Fallback returns lib with each variant that does not load replaced by
+// its last good version from prev, when prev has one: a working copy under
+// edit keeps serving what worked. Err still reports such a variant, and
+// Stale says it is one.
+func (lib *Library) Fallback(prev *Library) *Library {
+	if prev == nil || len(lib.broken) == 0 {
+		return lib
+	}
+	out := *lib
+	out.variants = maps.Clone(lib.variants)
+	out.stale = map[string]bool{}
+	for name := range lib.broken {
+		if v, ok := prev.variants[name]; ok {
+			out.variants[name] = v
+			out.stale[name] = true
+		}
+	}
+	return &out
+}
+
+// Stale returns the error of a variant served from its last good version
+// (see Fallback), or nil.
+func (lib *Library) Stale(name string) error {
+	if lib.stale[name] {
+		return lib.broken[name]
+	}
+	return nil
 }

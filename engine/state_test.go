@@ -211,3 +211,22 @@ func TestBrokenVariantLeavesOthersWorking(t *testing.T) {
 		t.Error("the strict load accepted a broken library")
 	}
 }
+
+// TestFallbackKeepsTheLastGoodVersion: after an edit breaks a variant, the
+// reloaded library serves its last good version and says it is stale.
+func TestFallbackKeepsTheLastGoodVersion(t *testing.T) {
+	good, _ := Load(noteFS())
+	f := noteFS()
+	f["templates/note/items.md.tmpl"].Data = []byte("{{ if .title }}unclosed\n")
+	broken, _ := Load(f)
+	lib := broken.Fallback(good)
+	if _, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\n")}); err != nil {
+		t.Errorf("the last good version: %v", err)
+	}
+	if lib.Stale("note") == nil || lib.Err() == nil {
+		t.Error("the broken edit is not reported")
+	}
+	if _, err := broken.Variant("note"); err == nil {
+		t.Error("without a fallback the broken variant rendered")
+	}
+}
