@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// record stores a rendered prompt when --audit FILE is set.
+// record stores a rendered prompt when --audit FILE or URL is set.
 func (a *app) record(v *engine.Variant, res *engine.Result) error {
 	if a.audit == "" {
 		return nil
@@ -31,18 +31,25 @@ func (a *app) record(v *engine.Variant, res *engine.Result) error {
 func (a *app) auditCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit",
-		Short: "Read the audit store that --audit FILE writes: prompts by hash or id, and delegation chains",
-		Long: `Every render made with --audit FILE (or PROMPTSMITH_AUDIT) is stored in FILE, an
-embedded SQLite database, addressed by the SHA-256 of its text, with its ids and
-every prompt it embeds verbatim. A chain of nested delegations can be read back
-from any of its subagent prompts.`,
+		Short: "Read the audit store that --audit writes: prompts by hash or id, and delegation chains",
+		Long: `Every render made with --audit (or PROMPTSMITH_AUDIT) is recorded in the audit
+store it names: a file path, for an embedded SQLite database, or a postgres:// URL,
+for a PostgreSQL database that several render servers share. Each prompt is stored
+with its ids and provenance (the library that rendered it), and every prompt it
+embeds verbatim is stored as a prompt of its own, once, however many prompts embed
+it. A chain of nested delegations can be read back from any of its subagent prompts.
+
+A prompt is named by its hash (its address in the store, as audit chain lists it),
+by the SHA-256 of its text (for a recorded prompt), by a unique prefix of either,
+or by an id such as a delegation_id. Reading opens the store read-only: it never
+creates a database or changes one.`,
 	}
 	// lookup opens the store and finds the prompt a command names.
 	lookup := func(key string, use func(store *audit.Store, hash string) error) error {
 		if a.audit == "" {
-			return usageError("name the audit database with --audit FILE or PROMPTSMITH_AUDIT")
+			return usageError("name the audit store with --audit FILE (or a postgres:// URL) or PROMPTSMITH_AUDIT")
 		}
-		store, err := audit.Open(a.audit)
+		store, err := audit.OpenReadOnly(a.audit)
 		if err != nil {
 			return auditError(err)
 		}
@@ -56,7 +63,12 @@ from any of its subagent prompts.`,
 	chain := &cobra.Command{
 		Use:   "chain <hash|id>",
 		Short: "List a prompt and the prompts it embeds, down to the root of its delegation chain",
-		Args:  cobra.ExactArgs(1),
+		Long: `chain lists a prompt and the prompts it embeds, one line each from the subagent
+to the root: level, hash, variant, the short hash of the library that rendered it
+(- for a prompt known only as embedded in another), and ids. --format json gives
+the same entries with sizes, SHA-256 and full provenance; render audit show prints
+a prompt's text.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return lookup(args[0], a.printChain)
 		},
@@ -74,7 +86,7 @@ from any of its subagent prompts.`,
 }
 
 func (a *app) printChain(store *audit.Store, hash string) error {
-	entries, err := store.Chain(hash)
+	entries, err := store.Links(hash)
 	if err != nil {
 		return err
 	}
@@ -83,17 +95,19 @@ func (a *app) printChain(store *audit.Store, hash string) error {
 	}
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "level\thash\tvariant\tids")
-	for i, e := range entries {
-		variant := e.Variant
-		if variant == "" {
-			variant = "-"
+	fmt.Fprintln(tw, "level\thash\tvariant\tlibrary\tids")
+	orDash := func(s string) string {
+		if s == "" {
+			return "-"
 		}
+		return s
+	}
+	for i, e := range entries {
 		var ids []string
 		for _, k := range slices.Sorted(maps.Keys(e.IDs)) {
 			ids = append(ids, k+"="+e.IDs[k])
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", i, e.Hash, variant, strings.Join(ids, " "))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i, e.Hash, orDash(e.Variant), orDash(e.Provenance.Short), strings.Join(ids, " "))
 	}
 	tw.Flush()
 	return a.writeOutput("", []byte(b.String()))

@@ -48,7 +48,8 @@ At most --max-renders renders run at once and --max-queue more wait; past
 that, and past --render-timeout, the server answers 503 with Retry-After.
 SIGTERM or SIGINT stops taking connections, lets the requests in flight
 finish (for at most --shutdown-timeout) and then closes the audit store.
-With --audit FILE every rendered prompt is recorded (see render audit).
+With --audit FILE or URL every rendered prompt is recorded (see render audit);
+replicas of the server share one store with --audit postgres://USER@HOST/DB.
 With --templates DIR --watch, edits to the working copy are picked up without a
 restart; an edit that breaks the library is logged and the last good one stays.`,
 		Args: cobra.NoArgs,
@@ -70,7 +71,7 @@ restart; an edit that breaks the library is logged and the last good one stays.`
 			if a.audit != "" {
 				store, err := audit.Open(a.audit)
 				if err != nil {
-					return err
+					return auditError(err)
 				}
 				defer store.Close()
 				srv.Record = func(v *engine.Variant, res *engine.Result) error {

@@ -1,0 +1,172 @@
+package audit_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/audit"
+)
+
+// writerEnv, when set to a database path, makes the test binary a writer
+// process: it records writerRecords prompts there and exits.
+const (
+	writerEnv     = "PROMPTSMITH_AUDIT_TEST_WRITER"
+	writerRecords = 20
+)
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(writerEnv); path != "" {
+		if err := writeSome(path, fmt.Sprint("process ", os.Getpid())); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// writeSome records writerRecords small delegations into the store at
+// target, each from a Store of its own, as separate renders would.
+func writeSome(target, who string) error {
+	store, err := audit.Open(target)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	l, err := promptsmith.Library()
+	if err != nil {
+		return err
+	}
+	v, err := l.Variant("delegation")
+	if err != nil {
+		return err
+	}
+	for i := range writerRecords {
+		res, err := renderDelegation("# Root of "+who+"\n", fmt.Sprint(who, " task ", i))
+		if err != nil {
+			return err
+		}
+		if _, err := store.Record(v, res); err != nil {
+			return fmt.Errorf("%s: record %d: %w", who, i, err)
+		}
+	}
+	return nil
+}
+
+// writers starts goroutines and processes that record into the SQLite file
+// at path while the test does its own work; wait returns their errors.
+func writers(t *testing.T, path string, goroutines, processes int) (wait func() error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, goroutines+processes)
+	for i := range goroutines {
+		wg.Go(func() { errs[i] = writeSome(path, fmt.Sprint("goroutine ", i)) })
+	}
+	for i := range processes {
+		var out bytes.Buffer
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), writerEnv+"="+path)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			if err := cmd.Wait(); err != nil {
+				errs[goroutines+i] = fmt.Errorf("writer process: %v\n%s", err, out.Bytes())
+			}
+		})
+	}
+	return func() error { wg.Wait(); return errors.Join(errs...) }
+}
+
+// dbSize is the size on disk of a SQLite database and its WAL.
+func dbSize(t *testing.T, path string) int64 {
+	var n int64
+	for _, f := range []string{path, path + "-wal"} {
+		if info, err := os.Stat(f); err == nil {
+			n += info.Size()
+		}
+	}
+	return n
+}
+
+// TestDeepChain records a delegation chain nested deepLevels levels deep,
+// built by rendering each level with the previous one as its parent, while
+// goroutines and processes record into the same SQLite file. Every writer
+// succeeds, every level reads back byte for byte, and the file is a small
+// multiple of the last prompt's size: each level is stored as its own
+// bytes, not with the whole text it still contains.
+func TestDeepChain(t *testing.T) {
+	prompts, last := chain(t, "# Root\n", deepLevels, "deep")
+	path := filepath.Join(t.TempDir(), "audit.db")
+	store := open(t, path)
+	wait := writers(t, path, 3, 2)
+	hash, err := store.Record(delegation(t), last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := wait(); err != nil {
+		t.Fatal(err)
+	}
+	links, err := store.Links(hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(links) != deepLevels+1 {
+		t.Fatalf("%d links, want %d", len(links), deepLevels+1)
+	}
+	for i := 0; i < len(links); i += max(1, deepLevels/10) {
+		e, err := store.Get(links[i].Hash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Text != prompts[deepLevels-i] {
+			t.Fatalf("level %d differs from the prompt rendered at that level", i)
+		}
+	}
+	store.Close()
+	size, final := dbSize(t, path), int64(len(last.Text))
+	t.Logf("%d levels, last prompt %d bytes, database %d bytes (%.2f×)", deepLevels, final, size, float64(size)/float64(final))
+	if size > 3*final {
+		t.Errorf("the database is %d bytes, over 3 × the %d-byte last prompt", size, final)
+	}
+}
+
+// TestTenThousandLevels records a prompt whose parent nests 10,000 levels
+// of markers: the most levels a parent can hold per byte. The store keeps
+// each level once, reads the whole prompt back, and lists its 10,002 links.
+func TestTenThousandLevels(t *testing.T) {
+	const depth = 10_000
+	res := delegate(t, nestedMarkers(depth), "t")
+	eachBackend(t, func(t *testing.T, b backend) {
+		store := open(t, b.target)
+		hash, err := store.Record(delegation(t), res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if links, err := store.Links(hash); err != nil || len(links) != depth+2 {
+			t.Fatalf("%d links, %v", len(links), err)
+		}
+		if e, err := store.Get(hash); err != nil || e.Text != res.Text {
+			t.Fatalf("read back: %v", err)
+		}
+		if b.name != "sqlite" {
+			return
+		}
+		store.Close()
+		// Each level's own bytes are its two marker lines (56 bytes); the
+		// rest is its address, twice, and the address it embeds.
+		size, final := dbSize(t, b.target), int64(len(res.Text))
+		t.Logf("%d levels, prompt %d bytes, database %d bytes (%.2f×)", depth, final, size, float64(size)/float64(final))
+		if size > 12*final {
+			t.Errorf("the database is %d bytes, over 12 × the %d-byte prompt", size, final)
+		}
+	})
+}

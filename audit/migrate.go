@@ -1,0 +1,177 @@
+package audit
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// A migration is one version of the schema, in each database's dialect.
+// Versions are applied in order, each once, inside the transaction that
+// records it in schema_migrations.
+type migration struct {
+	version     int
+	description string
+	sqlite      string
+	postgres    string
+}
+
+// migrations lists every version of the schema. Append; never edit one
+// that has been released.
+func migrations() []migration {
+	return []migration{{
+		version:     1,
+		description: "linear prompt store: prompts, parts (own bytes and references), ids",
+		sqlite: `
+CREATE TABLE prompts (
+	hash          TEXT PRIMARY KEY,         -- address: hash of own bytes and embedded addresses
+	sha256        TEXT NOT NULL DEFAULT '', -- hex SHA-256 of the whole text, when known
+	size          INTEGER NOT NULL,         -- length of the whole text in bytes
+	variant       TEXT NOT NULL DEFAULT '', -- empty for a prompt known only as embedded
+	library       TEXT NOT NULL DEFAULT '', -- provenance: library hash
+	library_short TEXT NOT NULL DEFAULT '',
+	variant_hash  TEXT NOT NULL DEFAULT '',
+	version       TEXT NOT NULL DEFAULT '',
+	recorded      TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX prompts_sha256 ON prompts(sha256) WHERE sha256 <> '';
+CREATE TABLE parts (
+	hash   TEXT NOT NULL,             -- the prompt
+	seq    INTEGER NOT NULL,          -- 0, 1, …: parts in text order
+	bytes  BLOB NOT NULL,             -- the prompt's own bytes before child
+	child  TEXT NOT NULL DEFAULT '',  -- address of the prompt embedded after bytes; '' on the last part
+	region TEXT NOT NULL DEFAULT '',  -- the verbatim region child fills
+	PRIMARY KEY (hash, seq)
+);
+CREATE TABLE ids (
+	name  TEXT NOT NULL,
+	value TEXT NOT NULL,
+	hash  TEXT NOT NULL,
+	PRIMARY KEY (name, value, hash)
+) WITHOUT ROWID;
+CREATE INDEX ids_value ON ids(value);
+CREATE INDEX ids_hash ON ids(hash);
+`,
+		postgres: `
+CREATE TABLE prompts (
+	hash          TEXT COLLATE "C" PRIMARY KEY,
+	sha256        TEXT COLLATE "C" NOT NULL DEFAULT '',
+	size          BIGINT NOT NULL,
+	variant       TEXT NOT NULL DEFAULT '',
+	library       TEXT NOT NULL DEFAULT '',
+	library_short TEXT NOT NULL DEFAULT '',
+	variant_hash  TEXT NOT NULL DEFAULT '',
+	version       TEXT NOT NULL DEFAULT '',
+	recorded      TEXT NOT NULL
+);
+CREATE INDEX prompts_sha256 ON prompts(sha256) WHERE sha256 <> '';
+CREATE TABLE parts (
+	hash   TEXT COLLATE "C" NOT NULL,
+	seq    INTEGER NOT NULL,
+	bytes  BYTEA NOT NULL,
+	child  TEXT COLLATE "C" NOT NULL DEFAULT '',
+	region TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (hash, seq)
+);
+CREATE TABLE ids (
+	name  TEXT NOT NULL,
+	value TEXT NOT NULL,
+	hash  TEXT COLLATE "C" NOT NULL,
+	PRIMARY KEY (name, value, hash)
+);
+CREATE INDEX ids_value ON ids(value);
+CREATE INDEX ids_hash ON ids(hash);
+`,
+	}}
+}
+
+const createMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version     INTEGER PRIMARY KEY,
+	description TEXT NOT NULL,
+	applied     TEXT NOT NULL
+)`
+
+// applyMigrations runs, inside tx, every migration not yet recorded in
+// schema_migrations. The caller holds the lock that keeps two stores from
+// migrating at once.
+func applyMigrations(ctx context.Context, tx *sql.Tx, be backend, dialect func(migration) string) error {
+	if _, err := tx.ExecContext(ctx, createMigrations); err != nil {
+		return err
+	}
+	applied, err := appliedVersions(ctx, tx)
+	if err != nil {
+		return err
+	}
+	all := migrations()
+	if err := checkNewer(applied, all); err != nil {
+		return err
+	}
+	for _, m := range all {
+		if applied[m.version] {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, dialect(m)); err != nil {
+			return fmt.Errorf("schema version %d (%s): %w", m.version, m.description, err)
+		}
+		if _, err := tx.ExecContext(ctx, be.rebind(`INSERT INTO schema_migrations(version, description, applied) VALUES(?, ?, ?)`),
+			m.version, m.description, time.Now().UTC().Format(time.RFC3339)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func appliedVersions(ctx context.Context, q querier) (map[int]bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	applied := map[int]bool{}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		applied[v] = true
+	}
+	return applied, rows.Err()
+}
+
+// checkNewer refuses a schema that a newer program wrote.
+func checkNewer(applied map[int]bool, all []migration) error {
+	latest := all[len(all)-1].version
+	for v := range applied {
+		if v > latest {
+			return &Error{Reason: fmt.Sprintf("the audit store has schema version %d, newer than this program knows (%d)", v, latest),
+				Hints: []string{"use the render that wrote it, or a newer one"}}
+		}
+	}
+	return nil
+}
+
+// checkCurrent verifies, without writing, that every migration has been
+// applied: what a read-only store needs.
+func checkCurrent(ctx context.Context, q querier, where string) error {
+	applied, err := appliedVersions(ctx, q)
+	if err != nil {
+		return err
+	}
+	all := migrations()
+	if err := checkNewer(applied, all); err != nil {
+		err.(*Error).Path = where
+		return err
+	}
+	for _, m := range all {
+		if !applied[m.version] {
+			return &Error{Path: where, Reason: fmt.Sprintf("the audit store lacks schema version %d (%s) and is opened read-only", m.version, m.description),
+				Hints: []string{"record one render with --audit pointing at it (that upgrades it), then read again"}}
+		}
+	}
+	return nil
+}
