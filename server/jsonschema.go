@@ -57,6 +57,7 @@ func descriptions() map[string]string {
 		"Result.ids":               "The ids the manifest computes from the input (delegation_id).",
 		"Result.tokens":            "Tokens of the whole prompt, when the server counts them (--tokens).",
 		"Result.provenance":        "The library, and the variant's own files, that made the prompt.",
+		"Result.budget":            "How the prompt was fitted to a token budget, when it was.",
 		"Section":                  "One kept section of a prompt.",
 		"Section.name":             "The section's name in the manifest (its template is <name>.md.tmpl).",
 		"Section.start":            "Byte offset of its first byte in text.",
