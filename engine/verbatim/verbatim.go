@@ -121,31 +121,93 @@ func (m Markers) CheckField(s string) error {
 	return nil
 }
 
+// Levels returns the region of every level of nesting of text, outermost
+// first, in one pass over its lines: text[r.Start:r.End] of Levels(text)[i]
+// is what Extract(text, i+1) returns, and each region lies inside the one
+// before it. The chain ends before the first level that holds no region
+// (the root of a chain of delegations) or more than one (which Extract
+// refuses). The error is for markers that do not balance, as Extract's at
+// level 1. The audit store walks a chain with it: extracting level by level
+// would read the text again at each level, time quadratic in the depth.
+func (m Markers) Levels(text string) ([]Region, error) {
+	regions, _, err := m.levels(text)
+	return regions, err
+}
+
+// levels finds the chain of Levels, and how many regions the level after
+// it holds: 0, or more than one.
+func (m Markers) levels(text string) (chain []Region, after int, err error) {
+	var open []int      // content start of each region open, outermost first
+	var counts []int    // regions found at each level
+	var firsts []Region // the first region found at each level
+	lineNo := 0
+	for off := 0; off < len(text); {
+		lineNo++
+		nl := strings.IndexByte(text[off:], '\n')
+		next := len(text)
+		if nl >= 0 {
+			next = off + nl + 1
+		}
+		line := strings.TrimSuffix(text[off:next], "\n")
+		if m.couldBe(line) {
+			switch m.lineKind(line) {
+			case +1:
+				open = append(open, next)
+			case -1:
+				if len(open) == 0 {
+					return nil, 0, fmt.Errorf("line %d: end marker %q without a start marker", lineNo, m.End)
+				}
+				level := len(open) - 1
+				contentStart := open[level]
+				open = open[:level]
+				end := max(off-1, contentStart)
+				for len(counts) <= level {
+					counts = append(counts, 0)
+					firsts = append(firsts, Region{})
+				}
+				if counts[level] == 0 {
+					firsts[level] = Region{Start: contentStart, End: end}
+				}
+				counts[level]++
+			}
+		}
+		off = next
+	}
+	if len(open) != 0 {
+		return nil, 0, fmt.Errorf("%d start marker(s) %q without an end marker", len(open), m.Start)
+	}
+	for i, n := range counts {
+		if n != 1 {
+			return chain, n, nil
+		}
+		chain = append(chain, firsts[i])
+	}
+	return chain, 0, nil
+}
+
 // Extract returns the field held in the one top-level region of text: the
 // inverse of rendering it. depth 1 gives the region of text itself, depth 2
-// the region inside that one, and so on.
+// the region inside that one, and so on. It reads text once, whatever the
+// depth (see Levels).
 func (m Markers) Extract(text string, depth int) (string, error) {
 	if depth < 1 {
 		return "", problem.Usage("depth must be 1 or more")
 	}
-	cur := text
-	for level := 1; level <= depth; level++ {
-		regions, err := m.TopRegions(cur)
-		if err != nil {
-			return "", &problem.Error{Kind: problem.KindInput, Level: level,
-				Reason: "unbalanced markers: " + err.Error(), Hints: []string{"the prompt was changed after it was rendered; extract from the prompt as it was rendered"}}
-		}
-		switch len(regions) {
-		case 0:
-			return "", &problem.Error{Kind: problem.KindInput, Level: level,
-				Reason: fmt.Sprintf("no %q marker line: the prompt at this level holds no embedded prompt", m.Start),
-				Hints:  []string{fmt.Sprintf("the chain is %d level(s) deep; ask for a smaller depth", level-1)}}
-		case 1:
-		default:
-			return "", &problem.Error{Kind: problem.KindInput, Level: level,
-				Reason: fmt.Sprintf("%d top-level regions; a rendered prompt holds exactly one", len(regions))}
-		}
-		cur = cur[regions[0].Start:regions[0].End]
+	chain, after, err := m.levels(text)
+	if err != nil {
+		return "", &problem.Error{Kind: problem.KindInput, Level: 1,
+			Reason: "unbalanced markers: " + err.Error(), Hints: []string{"the prompt was changed after it was rendered; extract from the prompt as it was rendered"}}
 	}
-	return cur, nil
+	if depth <= len(chain) {
+		r := chain[depth-1]
+		return text[r.Start:r.End], nil
+	}
+	level := len(chain) + 1
+	if after == 0 {
+		return "", &problem.Error{Kind: problem.KindInput, Level: level,
+			Reason: fmt.Sprintf("no %q marker line: the prompt at this level holds no embedded prompt", m.Start),
+			Hints:  []string{fmt.Sprintf("the chain is %d level(s) deep; ask for a smaller depth", level-1)}}
+	}
+	return "", &problem.Error{Kind: problem.KindInput, Level: level,
+		Reason: fmt.Sprintf("%d top-level regions; a rendered prompt holds exactly one", after)}
 }
