@@ -33,7 +33,7 @@
 //	├── schema   → input, pointer, problem
 //	├── outline  → verbatim
 //	├── verbatim → input, manifest, pointer, problem
-//	├── manifest → pointer, problem
+//	├── manifest → input, pointer, problem
 //	├── input    → pointer, problem
 //	├── pointer
 //	└── problem

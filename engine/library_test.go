@@ -219,7 +219,13 @@ func TestLoadErrorsNameTheFile(t *testing.T) {
 	}{
 		{"unknown manifest field", func(f fstest.MapFS) {
 			f["templates/note/prompt.yaml"].Data = append([]byte("sectons: [x]\n"), f["templates/note/prompt.yaml"].Data...)
-		}, "templates/note/prompt.yaml:1: field sectons not found"},
+		}, "templates/note/prompt.yaml:1: unknown field \"sectons\"\n  hint: did you mean \"sections\"?"},
+		{"a manifest field of the wrong type", func(f fstest.MapFS) {
+			f["templates/note/prompt.yaml"].Data = []byte("sections: [title, items, tail]\nchecks:\n  max_bytes: lots\n")
+		}, "templates/note/prompt.yaml:3: expected a whole number, got the text \"lots\""},
+		{"a manifest line that breaks the YAML", func(f fstest.MapFS) {
+			f["templates/note/prompt.yaml"].Data = []byte("sections: [title, items, tail]\nchecks:\n  headings:\n    - \"# Note\"\n  max_bytes: 400\n forbid: []\n")
+		}, "templates/note/prompt.yaml:6: invalid YAML"},
 		{"section without a template", func(f fstest.MapFS) { delete(f, "templates/note/items.md.tmpl") }, `section "items" has no template`},
 		{"template not in sections", func(f fstest.MapFS) { f["templates/note/extra.md.tmpl"] = &fstest.MapFile{Data: []byte("x")} }, "templates/note/extra.md.tmpl: template is not a listed section"},
 		{"template syntax", func(f fstest.MapFS) { f["templates/note/items.md.tmpl"].Data = []byte("ok\n{{ range }}") }, "templates/note/items.md.tmpl:2:"},
@@ -310,6 +316,18 @@ func TestIncludeRecursionIsAnError(t *testing.T) {
 	}
 	_, err = lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\nstyle: plain\n")})
 	if e := AsError(err); e == nil || e.Kind != KindTemplate || !strings.Contains(e.Reason, "include each other too deeply") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestUnclosedActionNamesItsOpening: an {{if}} without {{end}} is reported
+// where it opens, not at the end of the file.
+func TestUnclosedActionNamesItsOpening(t *testing.T) {
+	src := "line one\n{{ range .items }}\n{{ if .done }}x{{ end }}\n  {{- if .id }}\n{{/* }} {{ end */}}\n{{ \"}}\" }}\n{{ end }}\nmore\nlines\n"
+	// The last {{ end }} closes the second if: the range is what stays open.
+	_, err := loadNote(t, func(f fstest.MapFS) { f["templates/note/items.md.tmpl"].Data = []byte(src) })
+	e := AsError(err)
+	if e == nil || e.Position != "templates/note/items.md.tmpl:2:1" || !strings.Contains(e.Reason, "{{range}} opened at templates/note/items.md.tmpl:2:1 is never closed") {
 		t.Fatalf("got %v", err)
 	}
 }

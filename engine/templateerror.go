@@ -61,3 +61,83 @@ func (v *Variant) templateError(err error) *Error {
 	}
 	return e
 }
+
+// unclosed finds the innermost {{if}}, {{range}}, {{with}}, {{define}} or
+// {{block}} of src that no {{end}} closes, for an "unexpected EOF" error,
+// which text/template reports at the end of the file rather than where the
+// author forgot the {{end}}. It returns the keyword and the action's line
+// and column.
+func unclosed(src string) (keyword string, line, col int, ok bool) {
+	type open struct {
+		word      string
+		line, col int
+	}
+	var stack []open
+	for off := 0; ; {
+		i := strings.Index(src[off:], "{{")
+		if i < 0 {
+			break
+		}
+		start := off + i
+		end := actionEnd(src, start+2)
+		if end < 0 {
+			break
+		}
+		body := strings.TrimSpace(strings.Trim(strings.TrimSpace(src[start+2:end]), "-"))
+		word := body
+		if j := strings.IndexAny(body, " \t\r\n("); j >= 0 {
+			word = body[:j]
+		}
+		switch word {
+		case "if", "range", "with", "define", "block":
+			l := 1 + strings.Count(src[:start], "\n")
+			c := start - strings.LastIndexByte(src[:start], '\n')
+			stack = append(stack, open{word, l, c})
+		case "end":
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+		off = end + 2
+	}
+	if len(stack) == 0 {
+		return "", 0, 0, false
+	}
+	top := stack[len(stack)-1]
+	return top.word, top.line, top.col, true
+}
+
+// actionEnd finds the "}}" that ends the action whose body starts at i,
+// stepping over quoted strings, raw strings and comments; -1 if none.
+func actionEnd(src string, i int) int {
+	for i < len(src)-1 {
+		switch {
+		case strings.HasPrefix(src[i:], "/*"):
+			j := strings.Index(src[i+2:], "*/")
+			if j < 0 {
+				return -1
+			}
+			i += j + 4
+		case src[i] == '"':
+			i++
+			for i < len(src) && src[i] != '"' {
+				if src[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			i++
+		case src[i] == '`':
+			j := strings.IndexByte(src[i+1:], '`')
+			if j < 0 {
+				return -1
+			}
+			i += j + 2
+		case strings.HasPrefix(src[i:], "}}"):
+			return i
+		default:
+			i++
+		}
+	}
+	return -1
+}

@@ -151,6 +151,12 @@ func (v *Variant) parseTemplates(fsys fs.FS, dir string) (map[string][]string, e
 		}
 		sources[f] = string(src)
 		if _, err := t.New(f).Parse(string(src)); err != nil {
+			if word, line, col, ok := unclosed(string(src)); ok && strings.Contains(err.Error(), "unexpected EOF") {
+				pos := fmt.Sprintf("%s/%s:%d:%d", v.dir, f, line, col)
+				return nil, (&Error{Kind: KindTemplate, Position: pos, Err: err,
+					Reason: fmt.Sprintf("{{%s}} opened at %s is never closed", word, pos)}).
+					Hint("add {{ end }} where the %s block should end", word)
+			}
 			return nil, v.templateError(err)
 		}
 	}

@@ -5,12 +5,14 @@ package manifest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/pointer"
 	"github.com/promptsmith/promptsmith/engine/problem"
 	"gopkg.in/yaml.v3"
@@ -165,7 +167,7 @@ func Parse(file string, data []byte) (*Manifest, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&m); err != nil {
-		return nil, yamlError(file, err)
+		return nil, yamlError(file, data, err)
 	}
 	if len(m.Sections) == 0 {
 		return nil, problem.Template(file, "the manifest lists no sections").
@@ -211,16 +213,99 @@ var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
 
 // yamlError places a YAML error at the line yaml.v3 names in its message,
 // the only place it gives one.
-func yamlError(file string, err error) *problem.Error {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	msg = strings.TrimPrefix(msg, "unmarshal errors:\n")
-	pos := file
-	if sm := yamlLine.FindStringSubmatch(msg); sm != nil {
-		pos, msg = file+":"+sm[1], sm[2]
+func yamlError(file string, data []byte, err error) *problem.Error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		// A syntax error: yaml.v3 names the line the broken construct starts
+		// on, so find the line that breaks it.
+		line, msg := input.YAMLErrorLine(data, err)
+		pos := file
+		if line > 0 {
+			pos = fmt.Sprintf("%s:%d", file, line)
+		}
+		return (&problem.Error{Kind: problem.KindTemplate, Position: pos, Reason: "invalid YAML: " + msg, Err: err}).
+			Hint("check the indentation and quoting at that line")
 	}
-	msg = strings.ReplaceAll(msg, "in type manifest.", "in ")
-	return (&problem.Error{Kind: problem.KindTemplate, Position: pos, Reason: msg, Err: err}).
-		Hint("templates/README.md lists the manifest's fields")
+	e := &problem.Error{Kind: problem.KindTemplate, Position: file, Err: err}
+	for i, te := range te.Errors {
+		pos, msg := file, te
+		if sm := yamlLine.FindStringSubmatch(te); sm != nil {
+			pos, msg = file+":"+sm[1], sm[2]
+		}
+		x := authorWords(msg)
+		if i == 0 {
+			e.Position, e.Reason, e.Hints = pos, x.Reason, x.Hints
+			continue
+		}
+		x.Position = pos
+		e.Also = append(e.Also, x)
+	}
+	return e.Hint("templates/README.md lists the manifest's fields")
+}
+
+var (
+	unknownField = regexp.MustCompile(`^field (\S+) not found in type manifest\.(\w+)$`)
+	wrongType    = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (.+)$")
+)
+
+// authorWords says a yaml.v3 type error as an author reads it: the field
+// that is not one, with the closest that is; what was expected, in words
+// rather than a Go type.
+func authorWords(msg string) *problem.Error {
+	e := &problem.Error{Kind: problem.KindTemplate, Reason: msg}
+	if sm := unknownField.FindStringSubmatch(msg); sm != nil {
+		known := FieldNames(sm[2])
+		e.Reason = fmt.Sprintf("unknown field %q", sm[1])
+		if near := problem.Closest(sm[1], known); near != "" {
+			e.Hint("did you mean %q?", near)
+		}
+		if len(known) > 0 {
+			e.Hint("the fields here are: %s", strings.Join(known, ", "))
+		}
+		return e
+	}
+	if sm := wrongType.FindStringSubmatch(msg); sm != nil {
+		e.Reason = fmt.Sprintf("expected %s, got %s %q", goTypeWords(sm[3]), yamlTagWords(sm[1]), sm[2])
+	}
+	return e
+}
+
+func goTypeWords(t string) string {
+	switch {
+	case t == "string":
+		return "text"
+	case t == "bool":
+		return "true or false"
+	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["):
+		return "a mapping of names to values"
+	case strings.HasPrefix(t, "*"):
+		return goTypeWords(t[1:])
+	}
+	return "a mapping (" + strings.TrimPrefix(t, "manifest.") + ")"
+}
+
+func yamlTagWords(tag string) string {
+	switch tag {
+	case "str":
+		return "the text"
+	case "int", "float":
+		return "the number"
+	case "bool":
+		return "the boolean"
+	case "seq":
+		return "a list"
+	case "map":
+		return "a mapping"
+	case "null":
+		return "nothing"
+	}
+	return tag
 }
 
 func (m *Manifest) pointers() []string {

@@ -1,0 +1,35 @@
+package input
+
+import (
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// TestYAMLErrorLine: each kind of YAML error names the line that breaks
+// the document, where yaml.v3 names the line of the enclosing construct.
+func TestYAMLErrorLine(t *testing.T) {
+	cases := []struct {
+		name, doc string
+		line      int
+	}{
+		{"a key indented too little", "a:\n  b: 1\n  c: 2\n d: 3\ne: 4\n", 4},
+		{"a key after a list", strings.Repeat("x: 1\n", 30) + "y:\n  - z\n  w: 1\n", 33},
+		{"a line that is not a key", "list:\n  - a\n  - b: c\n    d\n  - e\n", 4},
+		{"a tab", "a:\n\tb: 1\n", 2},
+		{"two colons", "a: 1\nb: c: d\n", 2},
+		{"an alias to nothing", "a: 1\nb: *x\n", 2},
+		{"an unclosed quote", "a: 1\nb: 2\nc: \"oops\nd: 4\n", 3},
+	}
+	for _, c := range cases {
+		var n yaml.Node
+		err := yaml.Unmarshal([]byte(c.doc), &n)
+		if err == nil {
+			t.Fatalf("%s: no error", c.name)
+		}
+		if line, msg := YAMLErrorLine([]byte(c.doc), err); line != c.line || msg == "" || strings.HasPrefix(msg, "line") {
+			t.Errorf("%s: line %d (%q), want %d; yaml.v3 said %v", c.name, line, msg, c.line, err)
+		}
+	}
+}
