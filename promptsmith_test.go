@@ -12,7 +12,6 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/funcs"
 	"github.com/promptsmith/promptsmith/internal/golden"
-	"github.com/promptsmith/promptsmith/tokens"
 )
 
 func libraryOnce() (*engine.Library, error) { return promptsmith.Library() }
@@ -26,8 +25,10 @@ func library(t testing.TB) *engine.Library {
 	return lib
 }
 
-// TestGolden renders every example of every variant and compares it with
-// testdata/golden/<variant>/<example>.md.
+// TestGolden renders every example of every variant, and those fitted to
+// a budget, and compares each with its golden file under testdata/golden:
+// what render test does (go test . -update, or render test --update,
+// rewrites them).
 func TestGolden(t *testing.T) {
 	lib := library(t)
 	for _, name := range lib.Names() {
@@ -35,49 +36,18 @@ func TestGolden(t *testing.T) {
 		if len(v.Examples()) == 0 {
 			t.Errorf("variant %s has no examples: add templates/%s/examples/*.yaml", name, name)
 		}
-		want := map[string]bool{}
-		for _, ex := range v.Examples() {
-			want[ex+".md"] = true
-			t.Run(name+"/"+ex, func(t *testing.T) {
-				in, err := v.Example(ex)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := lib.Render(context.Background(), name, in)
-				if err != nil {
-					t.Fatalf("render: %v", err)
-				}
-				golden.Check(t, filepath.Join("testdata", "golden", name, ex+".md"), []byte(res.Text))
-			})
+	}
+	outcomes, err := golden.Examples(context.Background(), lib, filepath.Join("testdata", "golden"), nil, golden.Updating())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range outcomes {
+		if !o.OK() {
+			t.Error(o.String())
 		}
-		for _, be := range v.Manifest().BudgetExamples {
-			want[be.Golden()] = true
-			t.Run(name+"/"+be.Golden(), func(t *testing.T) {
-				in, _ := v.Example(be.Example)
-				tc, err := tokens.New(be.Encoding())
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := lib.Render(context.Background(), name, in, engine.FitTokens(be.MaxTokens, tc))
-				if err != nil {
-					t.Fatalf("render: %v", err)
-				}
-				if res.Budget.Tokens > be.MaxTokens || len(res.Budget.Cuts) == 0 {
-					t.Errorf("%d tokens for a budget of %d, %d cuts: the example should need cutting", res.Budget.Tokens, be.MaxTokens, len(res.Budget.Cuts))
-				}
-				golden.Check(t, filepath.Join("testdata", "golden", name, be.Golden()), []byte(res.Text))
-			})
-		}
-		files, _ := filepath.Glob(filepath.Join("testdata", "golden", name, "*.md"))
-		for _, f := range files {
-			if !want[filepath.Base(f)] {
-				if golden.Updating() {
-					os.Remove(f)
-					continue
-				}
-				t.Errorf("%s has no example: delete it, or run go test ./... -update", f)
-			}
-		}
+	}
+	if len(outcomes) < 40 {
+		t.Errorf("only %d golden files compared", len(outcomes))
 	}
 }
 

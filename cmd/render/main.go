@@ -97,7 +97,7 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 		return nil
 	}
 	root.AddCommand(a.listCommand(), a.checkCommand(), a.extractCommand(), a.examplesCommand(), a.schemaCommand(),
-		a.serveCommand(), a.auditCommand(), a.gatherCommand())
+		a.serveCommand(), a.auditCommand(), a.gatherCommand(), a.testCommand())
 	root.AddCommand(a.versionCommand())
 	return root
 }

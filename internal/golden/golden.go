@@ -1,6 +1,6 @@
 // Package golden compares test output with committed files under testdata/.
-// Importing it registers the -update flag, so that `go test ./... -update`
-// works in every package that has golden files.
+// Importing it registers the -update flag of `go test . -update`; `render
+// test --update` rewrites the golden files of prompts without Go.
 package golden
 
 import (
@@ -33,10 +33,10 @@ func Check(t testing.TB, path string, got []byte) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%s: %v (run go test ./... -update to create it)", path, err)
+		t.Fatalf("%s: %v (run go test -update in this package to create it)", path, err)
 	}
 	if !bytes.Equal(want, got) {
 		diff := udiff.Unified(path, "rendered", string(want), string(got))
-		t.Errorf("output differs from %s (go test ./... -update accepts it):\n%s", path, diff)
+		t.Errorf("output differs from %s (go test -update in this package accepts it):\n%s", path, diff)
 	}
 }

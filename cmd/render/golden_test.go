@@ -1,0 +1,38 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRenderTest is the author's loop on a copy of the library: render test
+// passes, fails with a diff after a template edit, and passes again after
+// --update, which says what it changed.
+func TestRenderTest(t *testing.T) {
+	dir := copyLibrary(t)
+	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("../../testdata")); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI(t, "", "test", "delegation", "squad", "--templates", dir); r.code != 0 || !strings.Contains(r.stdout, "0 failed") {
+		t.Fatalf("a clean copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	tmpl := filepath.Join(dir, "templates", "delegation", "overview.md.tmpl")
+	b, _ := os.ReadFile(tmpl)
+	os.WriteFile(tmpl, []byte(strings.Replace(string(b), "You are a subagent.", "You are an edited subagent.", 1)), 0o644)
+	r := runCLI(t, "", "test", "--templates", dir)
+	if r.code != 1 || !strings.Contains(r.stdout, "+You are an edited subagent.") || !strings.Contains(r.stdout, "-You are a subagent.") {
+		t.Fatalf("after an edit: exit %d\n%s", r.code, r.stdout)
+	}
+	r = runCLI(t, "", "test", "--templates", dir, "--update")
+	if r.code != 0 || !strings.Contains(r.stdout, "updated ") || !strings.Contains(r.stdout, "7 changed") {
+		t.Fatalf("--update: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "", "test", "--templates", dir); r.code != 0 {
+		t.Fatalf("after --update: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := runCLI(t, "", "test", "nosuch", "--templates", dir); r.code != 2 {
+		t.Errorf("an unknown variant: exit %d", r.code)
+	}
+}

@@ -1,0 +1,146 @@
+package golden
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/tokens"
+)
+
+// Status is how one golden file compares.
+type Status string
+
+const (
+	Same    Status = "ok"      // the rendered prompt is the golden file
+	Differs Status = "differs" // it is not: Diff shows how
+	Missing Status = "missing" // there is no golden file yet
+	Updated Status = "updated" // the golden file was (re)written
+	Stale   Status = "stale"   // a golden file no example produces
+	Failed  Status = "failed"  // the example did not render: Err says why
+	Removed Status = "removed" // a stale golden file was deleted
+)
+
+// Outcome is one golden file's comparison.
+type Outcome struct {
+	Variant string
+	Example string
+	File    string // path of the golden file
+	Status  Status
+	Diff    string // unified diff, golden file first, for Differs
+	Err     error  // for Failed
+}
+
+// Examples renders every example of the named variants (all when none is
+// named), and those a manifest's budget_examples fit to a number of
+// tokens, and compares each with its golden file under dir
+// (dir/<variant>/<example>.md). With update it writes the files that
+// differ or are missing, and deletes those no example produces. `go test`
+// and `render test` both run it, so they agree.
+func Examples(ctx context.Context, lib *engine.Library, dir string, variants []string, update bool) ([]Outcome, error) {
+	if len(variants) == 0 {
+		variants = lib.Names()
+	}
+	var out []Outcome
+	for _, name := range variants {
+		v, err := lib.Variant(name)
+		if err != nil {
+			out = append(out, Outcome{Variant: name, Status: Failed, Err: err})
+			continue
+		}
+		want := map[string]bool{}
+		check := func(example, file string, render func() (*engine.Result, error)) {
+			want[file] = true
+			o := Outcome{Variant: name, Example: example, File: filepath.Join(dir, name, file)}
+			res, err := render()
+			if err != nil {
+				o.Status, o.Err = Failed, err
+			} else {
+				o.Status, o.Diff, o.Err = compare(o.File, []byte(res.Text), update)
+			}
+			out = append(out, o)
+		}
+		for _, ex := range v.Examples() {
+			in, _ := v.Example(ex)
+			check(ex, ex+".md", func() (*engine.Result, error) { return lib.Render(ctx, name, in) })
+		}
+		for _, be := range v.Manifest().BudgetExamples {
+			in, _ := v.Example(be.Example)
+			check(be.Example, be.Golden(), func() (*engine.Result, error) {
+				tc, err := tokens.New(be.Encoding())
+				if err != nil {
+					return nil, err
+				}
+				return lib.Render(ctx, name, in, engine.FitTokens(be.MaxTokens, tc))
+			})
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, name, "*.md"))
+		for _, f := range files {
+			if want[filepath.Base(f)] {
+				continue
+			}
+			o := Outcome{Variant: name, File: f, Status: Stale}
+			if update {
+				if err := os.Remove(f); err != nil {
+					o.Status, o.Err = Failed, err
+				} else {
+					o.Status = Removed
+				}
+			}
+			out = append(out, o)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Outcome) int { return strings.Compare(a.File, b.File) })
+	return out, nil
+}
+
+// compare checks got against the file at path, or writes it with update.
+func compare(path string, got []byte, update bool) (Status, string, error) {
+	want, err := os.ReadFile(path)
+	switch {
+	case err == nil && string(want) == string(got):
+		return Same, "", nil
+	case update:
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return Failed, "", err
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			return Failed, "", err
+		}
+		return Updated, "", nil
+	case os.IsNotExist(err):
+		return Missing, "", nil
+	case err != nil:
+		return Failed, "", err
+	}
+	return Differs, udiff.Unified(path, "rendered", string(want), string(got)), nil
+}
+
+// String is the outcome as one line, or a line and its diff.
+func (o Outcome) String() string {
+	subject := o.File
+	if subject == "" {
+		subject = o.Variant
+	}
+	switch o.Status {
+	case Differs:
+		return fmt.Sprintf("FAIL %s: the rendered prompt differs\n%s", subject, o.Diff)
+	case Missing:
+		return fmt.Sprintf("FAIL %s: no golden file (render test --update writes it)", subject)
+	case Stale:
+		return fmt.Sprintf("FAIL %s: no example produces it (render test --update deletes it)", subject)
+	case Failed:
+		return fmt.Sprintf("FAIL %s: %v", subject, o.Err)
+	}
+	return fmt.Sprintf("%-4s %s", o.Status, subject)
+}
+
+// OK reports whether the outcome passes.
+func (o Outcome) OK() bool {
+	return o.Status == Same || o.Status == Updated || o.Status == Removed
+}
