@@ -310,9 +310,9 @@ func provenanceHeaders(w http.ResponseWriter, lib *engine.Library, v *engine.Var
 }
 
 // render answers /v1/render and /v1/check: read the body, wait for a slot,
-// render, record, answer.
+// render, record, answer. The outcome is counted before the answer is
+// written, so that a client that has its answer finds it in /metrics.
 func (s *Server) render(w http.ResponseWriter, r *http.Request) {
-	checkOnly := r.Pattern == "POST /v1/check/{variant}"
 	lib := s.lib()
 	name := r.PathValue("variant")
 	v, err := lib.Variant(name)
@@ -322,63 +322,61 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	provenanceHeaders(w, lib, v)
-	outcome := outcomeInternalError
-	defer func() { s.metrics.renders.WithLabelValues(name, outcome).Inc() }()
-	body, ok := s.body(w, r)
-	if !ok {
-		outcome = outcomeInputError
+	code, answer, outcome := s.renderAnswer(w, r, lib, v)
+	s.metrics.renders.WithLabelValues(name, outcome).Inc()
+	if err, ok := answer.(error); ok {
+		s.writeError(w, r, err)
 		return
+	}
+	writeJSON(w, code, answer)
+}
+
+// renderAnswer renders a request's body and returns the status, the body
+// of the answer (an error for writeError) and the outcome.
+func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, lib *engine.Library, v *engine.Variant) (int, any, string) {
+	checkOnly := r.Pattern == "POST /v1/check/{variant}"
+	body, err := s.body(w, r)
+	if err != nil {
+		return 0, err, outcomeInputError
 	}
 	ctx, cancel := s.renderContext(r.Context())
 	defer cancel()
 	if err := s.enter(ctx); err != nil {
-		outcome = s.stopped(w, r, ctx, err)
-		return
+		return 0, waitError(ctx, err), stopOutcome(ctx, err)
 	}
 	defer s.leave()
 	start := time.Now()
-	res, err := lib.Render(ctx, name, engine.Input{Name: "body", Data: body})
-	s.metrics.duration.WithLabelValues(name).Observe(time.Since(start).Seconds())
+	res, err := lib.Render(ctx, v.Name(), engine.Input{Name: "body", Data: body})
+	s.metrics.duration.WithLabelValues(v.Name()).Observe(time.Since(start).Seconds())
 	if res != nil {
-		s.metrics.bytes.WithLabelValues(name).Add(float64(len(res.Text)))
+		s.metrics.bytes.WithLabelValues(v.Name()).Add(float64(len(res.Text)))
 		nonNilResult(res)
 	}
-	if err != nil && res == nil {
+	switch {
+	case err != nil && res == nil:
 		if stop := stoppedError(ctx, err); stop != nil {
-			outcome = s.stopped(w, r, ctx, err)
-			return
+			return 0, stop, stopOutcome(ctx, err)
 		}
-		if code := status(err); code < 500 {
-			outcome = outcomeInputError
+		if status(err) < 500 {
+			return 0, err, outcomeInputError
 		}
-		s.writeError(w, r, err)
-		return
-	}
-	if err != nil { // a check failed
-		outcome = outcomeCheckFailure
-		e := checkError(res, err)
-		if checkOnly {
-			writeJSON(w, http.StatusUnprocessableEntity, checkReport{Variant: res.Variant, OK: false, Checks: res.Checks, IDs: res.IDs, Provenance: res.Provenance, Error: e})
-		} else {
-			writeJSON(w, http.StatusUnprocessableEntity, checkFailure{Error: e, Result: res})
-		}
-		return
-	}
-	if checkOnly {
-		outcome = outcomeOK
-		writeJSON(w, http.StatusOK, checkReport{Variant: res.Variant, OK: true, Checks: res.Checks, IDs: res.IDs, Provenance: res.Provenance})
-		return
+		return 0, err, outcomeInternalError
+	case err != nil && checkOnly:
+		return http.StatusUnprocessableEntity, checkReport{Variant: res.Variant, OK: false, Checks: res.Checks, IDs: res.IDs,
+			Provenance: res.Provenance, Error: checkError(res, err)}, outcomeCheckFailure
+	case err != nil:
+		return http.StatusUnprocessableEntity, checkFailure{Error: checkError(res, err), Result: res}, outcomeCheckFailure
+	case checkOnly:
+		return http.StatusOK, checkReport{Variant: res.Variant, OK: true, Checks: res.Checks, IDs: res.IDs, Provenance: res.Provenance}, outcomeOK
 	}
 	if s.Record != nil {
 		s.metrics.auditWrites.Inc()
-		if rerr := s.Record(v, res); rerr != nil {
+		if err := s.Record(v, res); err != nil {
 			s.metrics.auditFailures.Inc()
-			s.writeError(w, r, &requestError{Kind: engine.KindInternal, Reason: "cannot record the prompt in the audit store; the server's log says why", err: rerr})
-			return
+			return 0, &requestError{Kind: engine.KindInternal, Reason: "cannot record the prompt in the audit store; the server's log says why", err: err}, outcomeInternalError
 		}
 	}
-	outcome = outcomeOK
-	writeJSON(w, http.StatusOK, res)
+	return http.StatusOK, res, outcomeOK
 }
 
 // renderContext bounds a request's render by RenderTimeout, with a cause
@@ -407,19 +405,24 @@ func (s *Server) leave() {
 	s.renderGate().leave()
 }
 
-// stopped answers a request the server or its client stopped (see
-// stoppedError), and returns its outcome.
-func (s *Server) stopped(w http.ResponseWriter, r *http.Request, ctx context.Context, err error) string {
-	outcome := outcomeCancelled
+// waitError is the error of a request that got no render slot.
+func waitError(ctx context.Context, err error) error {
+	if stop := stoppedError(ctx, err); stop != nil {
+		return stop
+	}
+	return err
+}
+
+// stopOutcome is the outcome of a request the server or its client
+// stopped (see stoppedError).
+func stopOutcome(ctx context.Context, err error) string {
 	switch {
 	case errors.Is(err, errBusy):
-		outcome = outcomeRejected
+		return outcomeRejected
 	case context.Cause(ctx) == errRenderTimeout:
-		outcome = outcomeTimeout
+		return outcomeTimeout
 	}
-	w.Header().Set("Retry-After", "1")
-	writeJSONError(w, http.StatusServiceUnavailable, stoppedError(ctx, err))
-	return outcome
+	return outcomeCancelled
 }
 
 func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
@@ -437,14 +440,15 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	body, ok := s.body(w, r)
-	if !ok {
+	body, err := s.body(w, r)
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	ctx, cancel := s.renderContext(r.Context())
 	defer cancel()
 	if err := s.enter(ctx); err != nil {
-		s.stopped(w, r, ctx, err)
+		s.writeError(w, r, waitError(ctx, err))
 		return
 	}
 	defer s.leave()
@@ -456,28 +460,30 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, extracted{Depth: depth, Region: vb.Name, Text: text})
 }
 
-func (s *Server) body(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+// body reads a request's body, at most MaxBody bytes of it; past them the
+// connection is closed after the answer.
+func (s *Server) body(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.MaxBody))
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		e := &requestError{Kind: engine.KindUsage, Reason: "cannot read the request body: " + err.Error()}
 		if errors.As(err, &tooBig) {
-			e.Reason = fmt.Sprintf("the request body is over %d bytes", s.MaxBody)
-			e.Hints = []string{"start the server with a larger --max-body"}
-			writeJSONError(w, http.StatusRequestEntityTooLarge, e)
-			return nil, false
+			return nil, &requestError{Kind: engine.KindUsage, status: http.StatusRequestEntityTooLarge,
+				Reason: fmt.Sprintf("the request body is over %d bytes", s.MaxBody),
+				Hints:  []string{"start the server with a larger --max-body"}}
 		}
-		s.writeError(w, r, e)
-		return nil, false
+		return nil, &requestError{Kind: engine.KindUsage, Reason: "cannot read the request body: " + err.Error(), err: err}
 	}
-	return data, true
+	return data, nil
 }
 
 // writeError answers with an error and the status its kind calls for; the
 // server's own faults are logged too, since nobody else will act on them.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := status(err)
-	if code >= 500 {
+	switch {
+	case code == http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", "1")
+	case code >= 500:
 		s.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "error", err.Error())
 	}
 	writeJSONError(w, code, err)

@@ -448,3 +448,44 @@ func readStatus(t *testing.T, conn net.Conn) string {
 	}
 	return line
 }
+
+// TestClientLeaves: a render whose client goes away stops: here while it
+// waits for a slot, which it gives back at once.
+func TestClientLeaves(t *testing.T) {
+	lib, _ := promptsmith.Library()
+	srv, release, entered := blockingServer(t, lib, 1, 1)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		call(t, ts, "POST", "/v1/render/delegation", input, "")
+	}()
+	<-entered
+	ctx, cancel := context.WithCancel(context.Background())
+	left := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, "POST", ts.URL+"/v1/render/delegation", strings.NewReader(input))
+		_, err := ts.Client().Do(req)
+		left <- err
+	}()
+	waitForGauge(t, srv, "promptsmith_renders_queued", 1)
+	cancel()
+	if err := <-left; !errors.Is(err, context.Canceled) {
+		t.Errorf("the client: %v", err)
+	}
+	waitForGauge(t, srv, "promptsmith_renders_queued", 0)
+	close(release)
+	<-done
+	// The cancelled handler counts its outcome as it returns, which the
+	// test cannot see: poll; the deadline only bounds a hung server.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		m := scrape(t, ts, "")
+		if m[`promptsmith_renders_total{outcome="cancelled",variant="delegation"}`] == "1" && m[`promptsmith_renders_total{outcome="ok",variant="delegation"}`] == "1" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("outcomes: %v", m)
+		}
+	}
+}
