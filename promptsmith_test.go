@@ -1,9 +1,12 @@
 package promptsmith_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -11,7 +14,10 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/funcs"
+	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/internal/golden"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 func libraryOnce() (*engine.Library, error) { return promptsmith.Library() }
@@ -143,5 +149,63 @@ func TestFunctionTable(t *testing.T) {
 	golden.Check(t, path, []byte(want))
 	if !strings.Contains(string(doc), funcs.Table()) {
 		t.Errorf("%s does not show the function catalog; run go test ./... -update", path)
+	}
+}
+
+// TestManifestSchema: every manifest of the library validates against
+// templates/manifest.schema.json, the schema editors read, and the schema
+// names exactly the fields the manifest's types have, so it cannot drift.
+func TestManifestSchema(t *testing.T) {
+	data, err := os.ReadFile("templates/manifest.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.Draft = jsonschema.Draft2020
+	if err := c.AddResource("manifest.schema.json", bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	sch, err := c.Compile("manifest.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifests, _ := filepath.Glob("templates/*/prompt.yaml")
+	for _, f := range manifests {
+		b, _ := os.ReadFile(f)
+		if !bytes.HasPrefix(b, []byte("# yaml-language-server: $schema=../manifest.schema.json\n")) {
+			t.Errorf("%s does not start with the yaml-language-server line", f)
+		}
+		doc, err := input.Decode(input.Input{Name: f, Data: b}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v any
+		json.Unmarshal(input.AppendJSON(nil, doc.Root, nil, false), &v)
+		if err := sch.Validate(v); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	var raw map[string]any
+	json.Unmarshal(data, &raw)
+	defs := raw["$defs"].(map[string]any)
+	props := func(m any) []string {
+		var names []string
+		for k := range m.(map[string]any)["properties"].(map[string]any) {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		return names
+	}
+	rules := defs["rules"].(map[string]any)["properties"].(map[string]any)
+	for goType, node := range map[string]any{"Manifest": raw, "IDSpec": defs["id"], "Verbatim": defs["verbatim"],
+		"Rules": defs["rules"], "Checks": defs["checks"], "TextRule": defs["text_rule"], "Probe": defs["probe"],
+		"Unit": defs["unit"], "BudgetExample": defs["budget_example"],
+		"Reference":      rules["references"].(map[string]any)["items"],
+		"TemplateChoice": rules["template_choice"].(map[string]any)["items"],
+		"SectionRef":     rules["section_refs"].(map[string]any)["items"]} {
+		want := slices.Sorted(slices.Values(manifest.FieldNames(goType)))
+		if got := props(node); !slices.Equal(got, want) {
+			t.Errorf("manifest.schema.json describes %s as %v; its fields are %v", goType, got, want)
+		}
 	}
 }

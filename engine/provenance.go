@@ -103,3 +103,14 @@ func (lib *Library) Provenance() Provenance { return lib.provenance }
 
 // Hash is the hex SHA-256 of the variant's own files.
 func (v *Variant) Hash() string { return v.hash }
+
+// LibraryHash is the hash Provenance.Library gives a library in fsys,
+// without loading it: to tell whether a working copy differs from a
+// loaded library.
+func LibraryHash(fsys fs.FS) (string, error) {
+	files, err := libraryFiles(fsys)
+	if err != nil {
+		return "", err
+	}
+	return hashFiles(fsys, files)
+}

@@ -36,3 +36,23 @@ func TestRenderTest(t *testing.T) {
 		t.Errorf("an unknown variant: exit %d", r.code)
 	}
 }
+
+// TestNoteWorkingCopy: rendering from the embedded library in a folder whose
+// templates/ differs from it says so, once, and how to use the copy.
+func TestNoteWorkingCopy(t *testing.T) {
+	dir := copyLibrary(t)
+	t.Chdir(dir)
+	if r := runCLI(t, "", "delegation", "--example", "minimal"); r.code != 0 || r.stderr != "" {
+		t.Fatalf("an unchanged copy: exit %d, stderr %q", r.code, r.stderr)
+	}
+	tmpl := filepath.Join("templates", "delegation", "overview.md.tmpl")
+	b, _ := os.ReadFile(tmpl)
+	os.WriteFile(tmpl, append(b, '\n'), 0o644)
+	r := runCLI(t, "", "delegation", "--example", "minimal")
+	if r.code != 0 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "--templates .") {
+		t.Errorf("a changed copy: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := runCLI(t, "", "delegation", "--example", "minimal", "--templates", "."); r.stderr != "" {
+		t.Errorf("with --templates: %q", r.stderr)
+	}
+}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
@@ -27,10 +29,17 @@ func (a *app) library() (*engine.Library, error) {
 	if a.templates != "" {
 		return engine.LoadDir(a.templates, opts...)
 	}
+	var lib *engine.Library
+	var err error
 	if len(opts) == 0 {
-		return promptsmith.Library()
+		lib, err = promptsmith.Library()
+	} else {
+		lib, err = engine.Load(promptsmith.FS(), opts...)
 	}
-	return engine.Load(promptsmith.FS(), opts...)
+	if err == nil {
+		a.noteWorkingCopy(lib)
+	}
+	return lib, err
 }
 
 // variant loads the library and returns it with one of its variants.
@@ -41,4 +50,23 @@ func (a *app) variant(name string) (*engine.Library, *engine.Variant, error) {
 	}
 	v, err := lib.Variant(name)
 	return lib, v, err
+}
+
+// noteWorkingCopy says, in one line on stderr, when the embedded library is
+// used while the current directory holds a templates/ folder that differs
+// from it: an author editing templates would otherwise wonder why nothing
+// changes.
+func (a *app) noteWorkingCopy(lib *engine.Library) {
+	if a.notedWorkingCopy {
+		return
+	}
+	a.notedWorkingCopy = true
+	if st, err := os.Stat(filepath.Join("templates")); err != nil || !st.IsDir() {
+		return
+	}
+	hash, err := engine.LibraryHash(os.DirFS("."))
+	if err != nil || hash == lib.Provenance().Library {
+		return
+	}
+	a.say("note: rendering with the embedded library; ./templates differs from it (add --templates . to use the working copy)")
 }

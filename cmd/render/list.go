@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/typegen"
 	"github.com/spf13/cobra"
@@ -72,14 +75,29 @@ func (a *app) examplesCommand() *cobra.Command {
 
 func (a *app) schemaCommand() *cobra.Command {
 	var lang string
+	var manifest bool
 	cmd := &cobra.Command{
-		Use:   "schema <variant> [--lang json|ts|python]",
-		Short: "Print the JSON Schema of a variant's input, or its types in TypeScript or Python",
+		Use:   "schema <variant> [--lang json|ts|python] | schema --manifest",
+		Short: "Print the JSON Schema of a variant's input, or its types in TypeScript or Python, or the manifest's schema",
+		Long: `schema prints the JSON Schema of a variant's input (--lang json, the default), or
+TypeScript or Python types generated from it. --manifest prints the JSON Schema
+of prompt.yaml itself, for editors: each manifest's first line,
+"# yaml-language-server: $schema=../manifest.schema.json", points the common
+YAML extension at templates/manifest.schema.json.`,
 		Example: `  render schema delegation
   render schema delegation --lang ts > delegation.ts
-  render schema delegation --lang python > delegation_input.py`,
-		Args: cobra.ExactArgs(1),
+  render schema delegation --lang python > delegation_input.py
+  render schema --manifest > templates/manifest.schema.json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if manifest {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if manifest {
+				return a.printManifestSchema()
+			}
 			choices := []string{"json"}
 			for _, l := range typegen.Langs() {
 				choices = append(choices, string(l))
@@ -106,5 +124,24 @@ func (a *app) schemaCommand() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&lang, "lang", "json",
 		"json: the JSON Schema as written; ts: TypeScript types; python: Python TypedDicts")
+	cmd.Flags().BoolVar(&manifest, "manifest", false, "print the JSON Schema of prompt.yaml instead")
 	return cmd
+}
+
+// printManifestSchema prints templates/manifest.schema.json of the library
+// in use: the working copy's under --templates, else the embedded one.
+func (a *app) printManifestSchema() error {
+	fsys := promptsmith.FS()
+	if a.templates != "" {
+		root, err := engine.Root(a.templates)
+		if err != nil {
+			return err
+		}
+		fsys = os.DirFS(root)
+	}
+	data, err := fs.ReadFile(fsys, "templates/manifest.schema.json")
+	if err != nil {
+		return fileError("templates/manifest.schema.json", "cannot read the manifest's schema", err)
+	}
+	return a.writeOutput("", data)
 }

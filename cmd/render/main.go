@@ -48,6 +48,8 @@ type app struct {
 	limits         engine.Limits
 	maxTokens      int
 	exit           int
+	// notedWorkingCopy: the note about ./templates was considered already.
+	notedWorkingCopy bool
 }
 
 func (a *app) rootCommand() *cobra.Command {
