@@ -78,7 +78,9 @@ func BenchmarkRenderUnderLoad(b *testing.B) {
 			wg.Wait()
 			b.StopTimer()
 			slices.Sort(latencies)
-			q := func(p float64) float64 { return float64(latencies[int(p*float64(len(latencies)-1))]) / float64(time.Millisecond) }
+			q := func(p float64) float64 {
+				return float64(latencies[int(p*float64(len(latencies)-1))]) / float64(time.Millisecond)
+			}
 			b.ReportMetric(q(0.5), "p50-ms")
 			b.ReportMetric(q(0.99), "p99-ms")
 		})
