@@ -133,27 +133,61 @@ func (r runner) run(ctx context.Context) (value any, doc *input.Document, ok boo
 		s := os.Getenv(p.Env)
 		return s, nil, s != "", ""
 	case p.File != "":
-		data, err := readProjectFile(r.dir, p.File)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, false, ""
-		}
-		if err != nil {
-			return nil, nil, false, fmt.Sprintf("%s: %v", p.File, err)
-		}
-		return r.decode(p.File, data)
+		return r.readFile(ctx)
 	}
 	return r.runCommand(ctx)
 }
 
+// readFile reads a file probe's file within the probe's timeout and the
+// caller's context: a file on a stuck network mount, or anything else that
+// blocks, is given up on, never waited for.
+func (r runner) readFile(ctx context.Context) (any, *input.Document, bool, string) {
+	p := r.probe
+	ctx, cancel := context.WithTimeout(ctx, p.Wait())
+	defer cancel()
+	type read struct {
+		data []byte
+		err  error
+	}
+	done := make(chan read, 1) // the reader never blocks on it, even when given up on
+	go func() {
+		data, err := readProjectFile(r.dir, p.File)
+		done <- read{data, err}
+	}()
+	select {
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, nil, false, fmt.Sprintf("%s: not read within %s", p.File, p.Wait())
+		}
+		return nil, nil, false, fmt.Sprintf("%s: cancelled", p.File)
+	case rd := <-done:
+		if errors.Is(rd.err, fs.ErrNotExist) {
+			return nil, nil, false, ""
+		}
+		if rd.err != nil {
+			return nil, nil, false, fmt.Sprintf("%s: %v", p.File, rd.err)
+		}
+		return r.decode(p.File, rd.data)
+	}
+}
+
 // readProjectFile reads name inside dir through an os.Root, so that neither
 // ".." nor a symbolic link can lead it out of the directory being gathered.
+// Only a regular file is read: a FIFO, a device or a socket could block or
+// never end. It is refused by its Stat, and opened without blocking
+// (O_NONBLOCK) in case it was swapped for one in between.
 func readProjectFile(dir, name string) ([]byte, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(name)
+	if st, err := root.Stat(name); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fileKind(st.Mode()))
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|openNonblocking, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -163,12 +197,30 @@ func readProjectFile(dir, name string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, errors.New("not a regular file")
+		return nil, fmt.Errorf("not a regular file (%s)", fileKind(st.Mode()))
 	}
 	if st.Size() > maxBytes {
 		return nil, fmt.Errorf("%s is larger than the %s limit", problem.Size(int(st.Size())), problem.Size(maxBytes))
 	}
-	return io.ReadAll(io.LimitReader(f, maxBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
+	if err == nil && len(data) > maxBytes {
+		err = fmt.Errorf("the file grew past the %s limit while it was read", problem.Size(maxBytes))
+	}
+	return data, err
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a file"
 }
 
 func (r runner) runCommand(ctx context.Context) (any, *input.Document, bool, string) {
@@ -176,14 +228,18 @@ func (r runner) runCommand(ctx context.Context) (any, *input.Document, bool, str
 	name := commandLine(p.Command)
 	ctx, cancel := context.WithTimeout(ctx, p.Wait())
 	defer cancel()
-	cmd := exec.CommandContext(ctx, p.Command[0], p.Command[1:]...)
+	argv, env := p.Command, os.Environ()
+	if isGit(argv[0]) {
+		argv, env = r.safeGit(ctx, argv)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	if errors.Is(cmd.Err, exec.ErrNotFound) {
 		if p.Optional {
 			return nil, nil, false, ""
 		}
 		return nil, nil, false, fmt.Sprintf("%s: %s is not installed (not found on PATH)", name, p.Command[0])
 	}
-	cmd.Dir = r.dir
+	cmd.Dir, cmd.Env = r.dir, env
 	stdout := &cappedBuffer{max: maxBytes}
 	stderr := &cappedBuffer{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr

@@ -316,7 +316,7 @@ func TestGatherManifestErrors(t *testing.T) {
 		{"  - {field: /environment/shel, env: SHELL}\n", `the schema declares no field "shel" there (schemas/host.schema.json)`},
 		{"  - {field: /tasks/0/title, env: SHELL}\n", "the field is inside an array"},
 		{"  - {field: /environment, env: A}\n  - {field: /environment/shell, env: SHELL}\n", "gather[1] (/environment/shell): overlaps gather[0] (/environment)"},
-		{"  - {field: /extra, comand: [x]}\n", "field comand not found"},
+		{"  - {field: /extra, comand: [x]}\n", `unknown field "comand"`},
 	}
 	for _, c := range cases {
 		_, err := engine.LoadStrict(hostFS(c.gather))

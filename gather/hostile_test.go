@@ -1,0 +1,146 @@
+package gather
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/promptsmith/promptsmith/internal/testrepo"
+)
+
+// hostileRepo is a repository whose configuration tries every way to make
+// git status and git log run a program: each writes a file of its own
+// under marks when it runs.
+func hostileRepo(t *testing.T) (dir, marks string) {
+	t.Helper()
+	repo := testrepo.New(t)
+	marks = t.TempDir()
+	script := func(name string) string {
+		path := filepath.Join(t.TempDir(), name)
+		body := "#!/bin/sh\ntouch " + filepath.Join(marks, name) + "\ncat\n"
+		if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	repo.Write("a.txt", "one\n")
+	repo.Write(".gitattributes", "* filter=evil diff=evil\n")
+	repo.Git("add", "a.txt", ".gitattributes")
+	repo.Git("commit", "-q", "-m", "Add a.txt")
+	for key, value := range map[string]string{
+		"core.fsmonitor":       script("fsmonitor"),
+		"filter.evil.clean":    script("clean"),
+		"filter.evil.process":  script("process"),
+		"filter.evil.required": "true",
+		"diff.evil.textconv":   script("textconv"),
+		"diff.external":        script("external"),
+		"core.pager":           script("pager"),
+		"log.showSignature":    "true",
+		"gpg.program":          script("gpg"),
+	} {
+		repo.Git("config", key, value)
+	}
+	included := filepath.Join(t.TempDir(), "included")
+	if err := os.WriteFile(included, []byte("[filter \"other\"]\n\tclean = "+script("included-clean")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	repo.Git("config", "include.path", included)
+	repo.Write(".git/info/attributes", "b.txt filter=other\n")
+	hooks := filepath.Join(repo.Dir, ".git", "hooks")
+	for _, hook := range []string{"post-index-change", "pre-commit", "reference-transaction"} {
+		if err := os.WriteFile(filepath.Join(hooks, hook), []byte("#!/bin/sh\ntouch "+filepath.Join(marks, hook)+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Changed content, and a stat git cannot trust, so that status reads
+	// the files (through the clean filter, were it allowed).
+	repo.Write("a.txt", "two\n")
+	repo.Write("b.txt", "new\n")
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(filepath.Join(repo.Dir, "a.txt"), old, old)
+	return repo.Dir, marks
+}
+
+// TestGitProbesRunNothingOfTheRepository: a repository's configuration,
+// attributes and hooks cannot make the git probes run a program.
+func TestGitProbesRunNothingOfTheRepository(t *testing.T) {
+	dir, marks := hostileRepo(t)
+	v := hostVariant(t, hostProbes)
+	found, warns := Run(context.Background(), v, Options{Dir: dir, Now: fixedClock})
+	if ran, _ := os.ReadDir(marks); len(ran) > 0 {
+		var names []string
+		for _, e := range ran {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("git ran the repository's programs: %v", names)
+	}
+	for _, w := range warns {
+		if strings.Contains(w.Field, "git_status") || strings.Contains(w.Field, "recent_commits") {
+			t.Errorf("warning: %s", w)
+		}
+	}
+	got := values(found)
+	if s := got["/environment/git_status"]; s != " M a.txt\n?? b.txt" {
+		t.Errorf("git status = %q", s)
+	}
+	if s, _ := got["/environment/recent_commits"].(string); !strings.HasSuffix(s, " Add a.txt") {
+		t.Errorf("git log = %q", s)
+	}
+	// The same git, without the probe's settings, runs them: the test
+	// repository is as hostile as it means to be.
+	if out, err := runPlain(dir, "git", "status", "--short"); err != nil {
+		t.Logf("plain git status: %v %s", err, out)
+	}
+	if ran, _ := os.ReadDir(marks); len(ran) == 0 {
+		t.Error("plain git status ran nothing: the test repository does not test anything")
+	}
+}
+
+// TestGitEnvironment: the variables that name a program are dropped, the
+// caller's own configuration variables kept, and the repository's driver
+// settings added after them.
+func TestGitEnvironment(t *testing.T) {
+	env := gitEnv([]string{"HOME=/h", "GIT_PAGER=evil", "GIT_EXTERNAL_DIFF=evil", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me"})
+	env = appendConfig(env, []string{"filter.a=b.clean=", "filter.a=b.required=false"})
+	want := []string{"HOME=/h", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_NO_LAZY_FETCH=1",
+		"GIT_CONFIG_KEY_1=filter.a=b.clean", "GIT_CONFIG_VALUE_1=", "GIT_CONFIG_KEY_2=filter.a=b.required", "GIT_CONFIG_VALUE_2=false", "GIT_CONFIG_COUNT=3"}
+	if strings.Join(env, " ") != strings.Join(want, " ") {
+		t.Errorf("environment\n got %q\nwant %q", env, want)
+	}
+}
+
+// TestProbesObeyCancellation: cancelled, Run returns at once, whatever its
+// probes are waiting for.
+func TestProbesObeyCancellation(t *testing.T) {
+	fakeCommand(t, "bd", "sleep 600")
+	v := hostVariant(t, "  - {field: /extra, command: [bd], timeout: 10m}\n  - {field: /instructions, file: AGENTS.md}\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan []Warning, 1)
+	go func() {
+		_, warns := Run(ctx, v, Options{Dir: t.TempDir(), Now: fixedClock})
+		done <- warns
+	}()
+	cancel()
+	select {
+	case warns := <-done:
+		if len(warns) == 0 || warns[0].String() != "/extra: bd: cancelled" {
+			t.Errorf("warnings %v", warns)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a cancelled gather did not return")
+	}
+}
+
+// runPlain runs a command in dir as a user would, without the probes'
+// settings.
+func runPlain(dir string, argv ...string) (string, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
