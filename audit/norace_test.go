@@ -2,7 +2,10 @@
 
 package audit_test
 
-// deepLevels is the depth of TestDeepChain. Rendering the chain costs the
-// square of its depth (each level renders the whole text below it): 500
-// levels, 1.3 MB at the last, take a few seconds on two cores.
-const deepLevels = 500
+// The depths of TestDeepChain and TestTenThousandLevels. Rendering a chain
+// costs the square of its depth (each level renders the whole text below
+// it): 500 levels, 1.3 MB at the last, take a few seconds on two cores.
+const (
+	deepLevels   = 500
+	markerLevels = 10_000
+)

@@ -16,6 +16,9 @@ import (
 // together: the second waits, then finds every version applied.
 const migrationLock int64 = 0x7073_6175_6469_7431 // "psaudit1"
 
+// maxConns bounds the connections one Store opens to PostgreSQL.
+const maxConns = 16
+
 type postgresBackend struct{ where string }
 
 // redact returns target without its password, for messages.
@@ -45,7 +48,12 @@ func openPostgres(target string, readOnly bool) (*sql.DB, backend, string, error
 	if readOnly {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
 	}
-	return stdlib.OpenDB(*cfg), postgresBackend{where}, where, nil
+	db := stdlib.OpenDB(*cfg)
+	// A record holds one connection for a few statements; bounding the pool
+	// keeps many replicas within the server's max_connections.
+	db.SetMaxOpenConns(maxConns)
+	db.SetMaxIdleConns(maxConns / 4)
+	return db, postgresBackend{where}, where, nil
 }
 
 // rebind numbers the ? placeholders $1, $2, … (no query here has a ? in a

@@ -2,7 +2,11 @@
 
 package audit_test
 
-// deepLevels is the depth of TestDeepChain. Rendering the chain costs the
-// square of its depth (each level renders the whole text below it), and the
-// race detector slows rendering several times over.
-const deepLevels = 120
+// The depths of TestDeepChain and TestTenThousandLevels under the race
+// detector, which slows rendering and hashing several times over.
+// Rendering a chain costs the square of its depth (each level renders the
+// whole text below it).
+const (
+	deepLevels   = 120
+	markerLevels = 2_000
+)

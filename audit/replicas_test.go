@@ -64,7 +64,7 @@ func TestReplicas(t *testing.T) {
 				posts = append(posts, post{c, k, (c + k) % replicas}, post{c, k, (c + k + 1) % replicas})
 			}
 		}
-		lastIDs := make([]string, chains)
+		ids := make([]string, len(posts))
 		var wg sync.WaitGroup
 		errs := make([]error, len(posts))
 		for i, p := range posts {
@@ -85,14 +85,18 @@ func TestReplicas(t *testing.T) {
 					errs[i] = fmt.Errorf("replica %d, chain %d level %d: %s %.300s", p.replica, p.c, p.k, resp.Status, data)
 					return
 				}
-				if p.k == depth {
-					lastIDs[p.c] = res.IDs["delegation_id"] // both posts give the same id
-				}
+				ids[i] = res.IDs["delegation_id"]
 			})
 		}
 		wg.Wait()
 		if err := errors.Join(errs...); err != nil {
 			t.Fatal(err)
+		}
+		lastIDs := make([]string, chains)
+		for i, p := range posts {
+			if p.k == depth {
+				lastIDs[p.c] = ids[i] // both posts of a level give the same id
+			}
 		}
 
 		for r, store := range stores {
