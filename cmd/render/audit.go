@@ -19,13 +19,23 @@ func (a *app) record(v *engine.Variant, res *engine.Result) error {
 	}
 	store, err := audit.Open(a.audit)
 	if err != nil {
-		return auditError(err)
+		return openError(err)
 	}
 	defer store.Close()
 	if _, err := store.Record(v, res); err != nil {
 		return fileError(a.audit, "cannot record the prompt", err)
 	}
 	return nil
+}
+
+// openError is auditError for a store that could not be opened, said once
+// when the reason already names the file or URL.
+func openError(err error) error {
+	err = auditError(err)
+	if ce, ok := err.(*cliError); ok && ce.Path != "" && strings.Contains(ce.Reason, ce.Path) {
+		ce.Path = ""
+	}
+	return err
 }
 
 func (a *app) auditCommand() *cobra.Command {
@@ -51,7 +61,7 @@ creates a database or changes one.`,
 		}
 		store, err := audit.OpenReadOnly(a.audit)
 		if err != nil {
-			return auditError(err)
+			return openError(err)
 		}
 		defer store.Close()
 		hash, err := store.Resolve(key)
@@ -110,7 +120,11 @@ func (a *app) printChain(store *audit.Store, hash string) error {
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", i, e.Hash, orDash(e.Variant), orDash(e.Provenance.Short), strings.Join(ids, " "))
 	}
 	tw.Flush()
-	return a.writeOutput("", []byte(b.String()))
+	var out strings.Builder
+	for line := range strings.Lines(b.String()) { // no padding after the last column
+		out.WriteString(strings.TrimRight(line, " \n") + "\n")
+	}
+	return a.writeOutput("", []byte(out.String()))
 }
 
 func (a *app) printPrompt(store *audit.Store, hash string) error {
