@@ -33,6 +33,8 @@ type Variant struct {
 	rules    *rules.Checker
 	examples map[string]Input
 	hash     string // see Provenance
+	// choiceFiles are the templates template_choice picks from, run on the whole input.
+	choiceFiles []string
 	// sectionPaths caches the SectionPaths of the verbatim fields seen lately.
 	sectionPaths outline.PathCache
 	// free holds copies of the templates for renders to execute (execSet).
@@ -191,6 +193,7 @@ func (v *Variant) parseTemplates(fsys fs.FS, dir string) (map[string][]string, e
 		for _, f := range files {
 			if strings.HasPrefix(f, prefix) && strings.HasSuffix(f, suffix) && len(f) > len(prefix)+len(suffix) {
 				choices[c.Field] = append(choices[c.Field], f[len(prefix):len(f)-len(suffix)])
+				v.choiceFiles = append(v.choiceFiles, f)
 			}
 		}
 		if len(choices[c.Field]) == 0 {

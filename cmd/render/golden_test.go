@@ -56,3 +56,42 @@ func TestNoteWorkingCopy(t *testing.T) {
 		t.Errorf("with --templates: %q", r.stderr)
 	}
 }
+
+// TestLintAndNew: on a copy of the library, a misspelt field in a branch
+// no example runs makes render lint exit 1 naming the file, line, column
+// and the closest field; a schema default of the wrong type is an error;
+// render new writes a variant that lint and test pass at once.
+func TestLintAndNew(t *testing.T) {
+	dir := copyLibrary(t)
+	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("../../testdata")); err != nil {
+		t.Fatal(err)
+	}
+	if r := runCLI(t, "", "lint", "--templates", dir); r.code != 0 {
+		t.Fatalf("a clean copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	tmpl := filepath.Join(dir, "templates", "delegation", "details.md.tmpl")
+	b, _ := os.ReadFile(tmpl)
+	os.WriteFile(tmpl, append([]byte("{{ if hasKey . \"environment\" }}{{ .delegation.task_sumary }}{{ end }}"), b...), 0o644)
+	r := runCLI(t, "", "lint", "--templates", dir)
+	want := `templates/delegation/details.md.tmpl:1:45: error: .delegation.task_sumary: the schema defines no field "task_sumary" here; did you mean "task_summary"?`
+	if r.code != 1 || !strings.Contains(r.stdout, want) {
+		t.Fatalf("a misspelt field: exit %d\n%s\nwant %s", r.code, r.stdout, want)
+	}
+	os.WriteFile(tmpl, b, 0o644)
+	schema := filepath.Join(dir, "schemas", "delegation.schema.json")
+	s, _ := os.ReadFile(schema)
+	os.WriteFile(schema, []byte(strings.Replace(string(s), `"may_delegate": {"type": "boolean", "default": false`, `"may_delegate": {"type": "boolean", "default": 5`, 1)), 0o644)
+	if r := runCLI(t, "", "lint", "--templates", dir, "--format", "json"); r.code != 1 || !strings.Contains(r.stdout, "the default is not valid here") {
+		t.Errorf("a wrong-typed default: exit %d\n%s", r.code, r.stdout)
+	}
+	os.WriteFile(schema, s, 0o644)
+	if r := runCLI(t, "", "new", "reviewer", "--templates", dir); r.code != 0 {
+		t.Fatalf("new: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "", "lint", "reviewer", "--templates", dir); r.code != 0 || !strings.Contains(r.stdout, "no errors (0 warning(s))") {
+		t.Errorf("lint of a new variant: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := runCLI(t, "", "test", "reviewer", "--templates", dir); r.code != 0 {
+		t.Errorf("test of a new variant: exit %d\n%s", r.code, r.stdout)
+	}
+}

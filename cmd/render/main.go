@@ -99,7 +99,7 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 		return nil
 	}
 	root.AddCommand(a.listCommand(), a.checkCommand(), a.extractCommand(), a.examplesCommand(), a.schemaCommand(),
-		a.serveCommand(), a.auditCommand(), a.gatherCommand(), a.testCommand(), a.newCommand())
+		a.serveCommand(), a.auditCommand(), a.gatherCommand(), a.testCommand(), a.lintCommand(), a.newCommand())
 	root.AddCommand(a.versionCommand())
 	return root
 }

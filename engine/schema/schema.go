@@ -30,8 +30,9 @@ const baseURL = "file:///schemas/"
 // Set is every schema of a library. It is immutable once loaded.
 type Set struct {
 	byName map[string]*Schema
-	broken map[string]error // schemas that do not load, by name
+	broken map[string]error              // schemas that do not load, by name
 	raw    map[string]any                // the documents as written, by file URL
+	docs   map[string]*input.Document    // the same, with their positions
 	order  *input.KeyOrder               // their key order, kept as long as the set
 	byLoc  map[string]*jsonschema.Schema // every compiled schema by its location
 }
@@ -49,7 +50,7 @@ type Schema struct {
 // are, for error positions.
 func Load(fsys fs.FS, label string) (*Set, error) {
 	set := &Set{byName: map[string]*Schema{}, broken: map[string]error{}, raw: map[string]any{}, order: &input.KeyOrder{},
-		byLoc: map[string]*jsonschema.Schema{}}
+		byLoc: map[string]*jsonschema.Schema{}, docs: map[string]*input.Document{}}
 	files, _ := fs.Glob(fsys, "schemas/*.schema.json")
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
@@ -75,6 +76,7 @@ func Load(fsys fs.FS, label string) (*Set, error) {
 		}
 		url := baseURL + path.Base(f)
 		set.raw[url] = doc.Root
+		set.docs[url] = doc
 		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
 			set.broken[nameOf(f)] = problem.Template(file, "invalid schema: %v", err)
 		}

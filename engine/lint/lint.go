@@ -1,0 +1,418 @@
+// Package lint checks a variant's templates against its input schema
+// before any input is rendered: every field a template reads, in every
+// branch, must be one the schema defines, and an optional field must be
+// read behind a guard. It walks text/template's parse trees, following
+// what the dot is inside with and range, and what variables hold.
+package lint
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"text/template"
+	"text/template/parse"
+
+	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/schema"
+)
+
+// Severity says whether a finding fails lint.
+type Severity string
+
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+)
+
+// Finding is one thing lint found, at file:line:col.
+type Finding struct {
+	Position string   `json:"position"`
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
+}
+
+func (f Finding) String() string { return fmt.Sprintf("%s: %s: %s", f.Position, f.Severity, f.Message) }
+
+// Templates is what the template check needs of a variant.
+type Templates struct {
+	Set *template.Template
+	// Dir is the variant's folder as the author sees it ("templates/space").
+	Dir string
+	// Root is the schema of the variant's input.
+	Root schema.Node
+	// Extra are the names the engine adds to the input (ids, budget).
+	Extra []string
+	// RootData reports whether a template runs on the whole input (a
+	// section, a mode chosen by template_choice, a condition); the others
+	// (partials, defines) run on whatever their caller passes.
+	RootData func(name string) bool
+}
+
+// Check walks every template of the set.
+func Check(t Templates) []Finding {
+	w := &walker{t: t, seen: map[string]bool{}}
+	for _, tmpl := range t.Set.Templates() {
+		if tmpl.Tree == nil || tmpl.Tree.Root == nil {
+			continue
+		}
+		w.tree = tmpl.Tree
+		root := value{open: true}
+		if t.RootData(tmpl.Name()) {
+			root = value{node: t.Root, path: "", root: true}
+		}
+		w.list(tmpl.Tree.Root, &scope{dot: root, vars: map[string]value{"$": root}, guards: map[string]bool{}, tests: map[string]test{}})
+	}
+	slices.SortStableFunc(w.out, func(a, b Finding) int { return strings.Compare(a.Position, b.Position) })
+	return w.out
+}
+
+type walker struct {
+	t    Templates
+	tree *parse.Tree
+	out  []Finding
+	seen map[string]bool
+}
+
+// value is what an expression gives: a place in the schema, or nothing
+// known (open).
+type value struct {
+	node schema.Node
+	path string // the JSON pointer of the place, for guards
+	open bool
+	root bool // the whole input, where the engine's own names also stand
+}
+
+type scope struct {
+	dot    value
+	vars   map[string]value
+	guards map[string]bool // fields tested with hasKey or read with get
+	// tests are variables that hold a hasKey test: {{ $root := not (hasKey . "parent") }}.
+	tests map[string]test
+}
+
+// test is a hasKey test of the field at path, negated or not.
+type test struct {
+	path    string
+	negated bool
+}
+
+func (s *scope) child() *scope {
+	c := &scope{dot: s.dot, vars: map[string]value{}, guards: map[string]bool{}, tests: map[string]test{}}
+	for k, v := range s.vars {
+		c.vars[k] = v
+	}
+	for k := range s.guards {
+		c.guards[k] = true
+	}
+	for k, v := range s.tests {
+		c.tests[k] = v
+	}
+	return c
+}
+
+func (w *walker) report(n parse.Node, sev Severity, format string, args ...any) {
+	loc, _ := w.tree.ErrorContext(n)
+	f := Finding{Position: w.t.Dir + "/" + loc, Severity: sev, Message: fmt.Sprintf(format, args...)}
+	if key := f.String(); !w.seen[key] {
+		w.seen[key] = true
+		w.out = append(w.out, f)
+	}
+}
+
+func (w *walker) list(l *parse.ListNode, s *scope) {
+	if l == nil {
+		return
+	}
+	for _, n := range l.Nodes {
+		w.node(n, s)
+	}
+}
+
+func (w *walker) node(n parse.Node, s *scope) {
+	switch n := n.(type) {
+	case *parse.ActionNode:
+		w.pipe(n.Pipe, s)
+	case *parse.IfNode:
+		body, other := s.child(), s.child()
+		w.guardsOf(n.Pipe, body)
+		if t, ok := w.testOf(n.Pipe, s); ok {
+			if t.negated {
+				other.guards[t.path] = true
+			} else {
+				body.guards[t.path] = true
+			}
+		}
+		w.pipe(n.Pipe, s)
+		w.list(n.List, body)
+		w.list(n.ElseList, other)
+	case *parse.WithNode:
+		body := s.child()
+		w.guardsOf(n.Pipe, body)
+		body.dot = w.pipe(n.Pipe, s)
+		w.declare(n.Pipe, body, body.dot)
+		w.list(n.List, body)
+		w.list(n.ElseList, s.child())
+	case *parse.RangeNode:
+		v := w.pipe(n.Pipe, s)
+		elem := value{open: true}
+		if !v.open {
+			elem = value{node: v.node.Elem(), path: v.path + "/*"}
+		}
+		body := s.child()
+		body.dot = elem
+		if len(n.Pipe.Decl) == 2 {
+			body.vars[n.Pipe.Decl[0].Ident[0]] = value{open: true}
+			body.vars[n.Pipe.Decl[1].Ident[0]] = elem
+		} else if len(n.Pipe.Decl) == 1 {
+			body.vars[n.Pipe.Decl[0].Ident[0]] = elem
+		}
+		w.list(n.List, body)
+		w.list(n.ElseList, s.child())
+	case *parse.TemplateNode:
+		if w.t.Set.Lookup(n.Name) == nil {
+			w.report(n, Error, "no template %q; the templates are: %s", n.Name, templateNames(w.t.Set))
+		}
+		if n.Pipe != nil {
+			w.pipe(n.Pipe, s)
+		}
+	case *parse.ListNode:
+		w.list(n, s)
+	}
+}
+
+// pipe evaluates a pipeline and declares its variables.
+func (w *walker) pipe(p *parse.PipeNode, s *scope) value {
+	if p == nil {
+		return value{open: true}
+	}
+	v := value{open: true}
+	for i, c := range p.Cmds {
+		v = w.command(c, s, i > 0)
+	}
+	w.declare(p, s, v)
+	return v
+}
+
+func (w *walker) declare(p *parse.PipeNode, s *scope, v value) {
+	if p != nil && len(p.Decl) == 1 && !p.IsAssign {
+		s.vars[p.Decl[0].Ident[0]] = v
+		if t, ok := w.testOf(p, s); ok {
+			s.tests[p.Decl[0].Ident[0]] = t
+		}
+	}
+}
+
+// testOf reads a condition that is a hasKey test, a negated one, or a
+// variable holding one.
+func (w *walker) testOf(p *parse.PipeNode, s *scope) (test, bool) {
+	if p == nil || len(p.Cmds) != 1 {
+		return test{}, false
+	}
+	args := p.Cmds[0].Args
+	if len(args) == 1 {
+		if v, ok := args[0].(*parse.VariableNode); ok && len(v.Ident) == 1 {
+			t, ok := s.tests[v.Ident[0]]
+			return t, ok
+		}
+		if inner, ok := args[0].(*parse.PipeNode); ok {
+			return w.testOf(inner, s)
+		}
+	}
+	id, ok := args[0].(*parse.IdentifierNode)
+	if !ok {
+		return test{}, false
+	}
+	switch {
+	case id.Ident == "not" && len(args) == 2:
+		if inner, ok := args[1].(*parse.PipeNode); ok {
+			t, ok := w.testOf(inner, s)
+			t.negated = !t.negated
+			return t, ok
+		}
+	case id.Ident == "hasKey" && len(args) == 3:
+		obj := w.arg(args[1], s)
+		if name, ok := args[2].(*parse.StringNode); ok && !obj.open {
+			return test{path: obj.path + "/" + name.Text}, true
+		}
+	}
+	return test{}, false
+}
+
+// keepsElements reports whether a function returns its list's elements,
+// which stay what the schema says they are.
+func keepsElements(fn string) bool {
+	switch fn {
+	case "take", "takeLast", "sortBy", "sortByDesc", "where", "whereNot", "whereIn", "rest", "initial", "reverse", "uniq", "compact":
+		return true
+	}
+	return false
+}
+
+// command evaluates one command of a pipeline; piped says a value from the
+// previous command is appended to its arguments.
+func (w *walker) command(c *parse.CommandNode, s *scope, piped bool) value {
+	if len(c.Args) == 0 {
+		return value{open: true}
+	}
+	id, isCall := c.Args[0].(*parse.IdentifierNode)
+	if !isCall {
+		return w.arg(c.Args[0], s)
+	}
+	args := c.Args[1:]
+	vals := make([]value, len(args))
+	if id.Ident == "and" || id.Ident == "or" {
+		// hasKey before a read guards the read, as and stops at a false.
+		inner := s.child()
+		for i, a := range args {
+			vals[i] = w.arg(a, inner)
+			if p, ok := a.(*parse.PipeNode); ok {
+				w.guardsOf(p, inner)
+			}
+		}
+		return value{open: true}
+	}
+	for i, a := range args {
+		if (id.Ident == "get" || id.Ident == "hasKey" || id.Ident == "index") && i == 0 {
+			vals[i] = w.base(a, s)
+			continue
+		}
+		vals[i] = w.arg(a, s)
+	}
+	switch id.Ident {
+	case "get", "index", "hasKey":
+		if len(args) >= 2 {
+			if name, ok := args[1].(*parse.StringNode); ok && !vals[0].open {
+				child := w.field(args[1], vals[0], name.Text, s, false)
+				if id.Ident != "hasKey" {
+					return child
+				}
+			}
+		}
+	case "include":
+		if len(args) >= 1 {
+			if name, ok := args[0].(*parse.StringNode); ok && w.t.Set.Lookup(name.Text) == nil {
+				w.report(args[0], Error, "include %q: no such template; the templates are: %s", name.Text, templateNames(w.t.Set))
+			}
+		}
+	case "find":
+		if len(vals) == 3 && !vals[2].open {
+			return value{node: vals[2].node.Elem(), path: vals[2].path + "/*"}
+		}
+	}
+	if keepsElements(id.Ident) && len(vals) > 0 && !piped {
+		return vals[len(vals)-1]
+	}
+	return value{open: true}
+}
+
+// base evaluates the object get, index and hasKey look into, which they
+// may read without a guard.
+func (w *walker) base(a parse.Node, s *scope) value { return w.arg(a, s) }
+
+// arg evaluates one argument.
+func (w *walker) arg(a parse.Node, s *scope) value {
+	switch a := a.(type) {
+	case *parse.DotNode:
+		return s.dot
+	case *parse.FieldNode:
+		return w.fields(a, s.dot, a.Ident, s)
+	case *parse.VariableNode:
+		v, ok := s.vars[a.Ident[0]]
+		if !ok {
+			v = value{open: true}
+		}
+		return w.fields(a, v, a.Ident[1:], s)
+	case *parse.ChainNode:
+		return w.fields(a, w.arg(a.Node, s), a.Field, s)
+	case *parse.PipeNode:
+		return w.pipe(a, s.child())
+	}
+	return value{open: true}
+}
+
+// fields follows a path of field names from v.
+func (w *walker) fields(n parse.Node, v value, names []string, s *scope) value {
+	for _, name := range names {
+		v = w.field(n, v, name, s, true)
+	}
+	return v
+}
+
+// field steps from v into name, reporting a field the schema does not
+// define, and, when read is true (a plain .a, not get or hasKey), an
+// optional field read outside a guard.
+func (w *walker) field(n parse.Node, v value, name string, s *scope, read bool) value {
+	if v.open {
+		return value{open: true}
+	}
+	path := v.path + "/" + name
+	if v.root && slices.Contains(w.t.Extra, name) {
+		return value{open: true}
+	}
+	child, status := v.node.Field(name)
+	switch status {
+	case schema.Unknown:
+		msg := fmt.Sprintf("%s: the schema defines no field %q here", pathText(path), name)
+		known := v.node.Names()
+		if v.root {
+			known = append(known, w.t.Extra...)
+		}
+		if near := problem.Closest(name, known); near != "" {
+			msg += fmt.Sprintf("; did you mean %q?", near)
+		} else if len(known) > 0 {
+			msg += "; the fields here are: " + strings.Join(known, ", ")
+		}
+		w.report(n, Error, "%s", msg)
+		return value{open: true}
+	case schema.Declared:
+		if read && v.node.Optional(name) && !s.guards[path] && !strings.Contains(v.path, "*") {
+			w.report(n, Warning, "%s is optional (not required, no default): reading it fails when an input leaves it out; guard it with {{ if hasKey %s %q }} or read it with get %s %q",
+				pathText(path), objectText(v.path), name, objectText(v.path), name)
+		}
+	}
+	return value{node: child, path: path}
+}
+
+// guardsOf marks the fields a condition makes safe to read: those it
+// tests with hasKey, reads with get, or tests for being set (if .a).
+func (w *walker) guardsOf(p *parse.PipeNode, s *scope) {
+	if p == nil {
+		return
+	}
+	for _, c := range p.Cmds {
+		if len(c.Args) < 3 {
+			continue
+		}
+		id, ok := c.Args[0].(*parse.IdentifierNode)
+		if !ok || (id.Ident != "hasKey" && id.Ident != "get") {
+			continue
+		}
+		obj := w.arg(c.Args[1], s)
+		if name, ok := c.Args[2].(*parse.StringNode); ok && !obj.open {
+			s.guards[obj.path+"/"+name.Text] = true
+		}
+	}
+}
+
+// pathText writes a pointer as the template path it is: /a/*/b as .a[].b.
+func pathText(p string) string {
+	return "." + strings.ReplaceAll(strings.ReplaceAll(strings.TrimPrefix(p, "/"), "/*", "[]"), "/", ".")
+}
+
+func objectText(p string) string {
+	if p == "" {
+		return "."
+	}
+	return pathText(p)
+}
+
+func templateNames(t *template.Template) string {
+	var names []string
+	for _, x := range t.Templates() {
+		if x.Tree != nil && strings.HasSuffix(x.Name(), ".tmpl") {
+			names = append(names, x.Name())
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
