@@ -3,6 +3,7 @@ package audit_test
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -406,4 +407,43 @@ func TestChainOrder(t *testing.T) {
 			t.Error("the chain is not the prompts from the last subagent to the root")
 		}
 	})
+}
+
+// TestRowsOnlyUser: once a store's tables exist, a PostgreSQL user that may
+// only read and write rows (no CREATE) can open it and record.
+func TestRowsOnlyUser(t *testing.T) {
+	b := postgresBackend(t)
+	open(t, b.target).Close() // creates the tables
+	admin := b.db(t)
+	role := "audit_writer_" + strings.TrimPrefix(schemaOf(t, b.target), "audit_test_")
+	if _, err := admin.Exec(`CREATE ROLE ` + role + ` LOGIN`); err != nil {
+		t.Skipf("cannot create a role to test with: %v", err)
+	}
+	t.Cleanup(func() {
+		admin.Exec(`DROP OWNED BY ` + role)
+		admin.Exec(`DROP ROLE ` + role)
+	})
+	schema := schemaOf(t, b.target)
+	for _, grant := range []string{
+		`GRANT USAGE ON SCHEMA ` + schema + ` TO ` + role,
+		`GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA ` + schema + ` TO ` + role,
+	} {
+		if _, err := admin.Exec(grant); err != nil {
+			t.Fatal(err)
+		}
+	}
+	u, _ := url.Parse(b.target)
+	u.User = url.User(role)
+	store := open(t, u.String())
+	if _, err := store.Record(delegation(t), delegate(t, "# Root\n", "t")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func schemaOf(t *testing.T, target string) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Query().Get("search_path")
 }

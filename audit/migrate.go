@@ -94,10 +94,13 @@ const createMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
 
 // applyMigrations runs, inside tx, every migration not yet recorded in
 // schema_migrations. The caller holds the lock that keeps two stores from
-// migrating at once.
-func applyMigrations(ctx context.Context, tx *sql.Tx, be backend, dialect func(migration) string) error {
-	if _, err := tx.ExecContext(ctx, createMigrations); err != nil {
-		return err
+// migrating at once. A store whose schema is current runs no DDL at all,
+// so a database user that may only read and write rows can record.
+func applyMigrations(ctx context.Context, tx *sql.Tx, be backend, dialect func(migration) string, haveTable bool) error {
+	if !haveTable {
+		if _, err := tx.ExecContext(ctx, createMigrations); err != nil {
+			return err
+		}
 	}
 	applied, err := appliedVersions(ctx, tx)
 	if err != nil {

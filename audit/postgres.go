@@ -88,15 +88,37 @@ func (b postgresBackend) migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 		return err
 	}
-	if err := applyMigrations(ctx, tx, b, func(m migration) string { return m.postgres }); err != nil {
+	have, err := b.haveMigrations(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := applyMigrations(ctx, tx, b, func(m migration) string { return m.postgres }, have); err != nil {
 		return err
 	}
 	return tx.Commit()
 }
 
-func (b postgresBackend) check(ctx context.Context, db *sql.DB) error {
+// haveMigrations reports whether schema_migrations exists in the URL's
+// search_path.
+func (postgresBackend) haveMigrations(ctx context.Context, q querier) (bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
 	var exists bool
-	if err := db.QueryRowContext(ctx, `SELECT to_regclass('schema_migrations') IS NOT NULL`).Scan(&exists); err != nil {
+	if rows.Next() {
+		err = rows.Scan(&exists)
+	}
+	if err == nil {
+		err = rows.Err()
+	}
+	return exists, err
+}
+
+func (b postgresBackend) check(ctx context.Context, db *sql.DB) error {
+	exists, err := b.haveMigrations(ctx, db)
+	if err != nil {
 		return err
 	}
 	if !exists {

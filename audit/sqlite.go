@@ -109,10 +109,25 @@ func (b sqliteBackend) migrate(ctx context.Context, db *sql.DB) error {
 	if err := b.legacy(ctx, tx); err != nil {
 		return err
 	}
-	if err := applyMigrations(ctx, tx, b, func(m migration) string { return m.sqlite }); err != nil {
+	have, err := b.haveMigrations(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := applyMigrations(ctx, tx, b, func(m migration) string { return m.sqlite }, have); err != nil {
 		return err
 	}
 	return tx.Commit()
+}
+
+// haveMigrations reports whether the file has a schema_migrations table.
+func (sqliteBackend) haveMigrations(ctx context.Context, q querier) (bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`)
+	if err != nil {
+		return false, err
+	}
+	defer rows.Close()
+	have := rows.Next()
+	return have, rows.Err()
 }
 
 // walMode turns on WAL. Switching needs the database to itself, and SQLite
@@ -136,11 +151,11 @@ func (b sqliteBackend) check(ctx context.Context, db *sql.DB) error {
 	if err := b.legacy(ctx, db); err != nil {
 		return err
 	}
-	var n int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`).Scan(&n); err != nil {
+	have, err := b.haveMigrations(ctx, db)
+	if err != nil {
 		return err
 	}
-	if n == 0 {
+	if !have {
 		return &Error{Path: b.path, Reason: "is not an audit database (it has no schema_migrations table)", Err: ErrNoStore,
 			Hints: []string{"name the file that render --audit wrote"}}
 	}
