@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -446,4 +447,48 @@ func schemaOf(t *testing.T, target string) string {
 		t.Fatal(err)
 	}
 	return u.Query().Get("search_path")
+}
+
+// TestEveryExample records the rendered example of every variant and reads
+// each back byte for byte; for delegations, each level of the chain is what
+// verbatim.Extract gives at that depth (CRLF parents, fences, nesting).
+func TestEveryExample(t *testing.T) {
+	store := open(t, filepath.Join(t.TempDir(), "audit.db"))
+	l := lib(t)
+	for _, name := range l.Names() {
+		v, err := l.Variant(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ex := range v.Examples() {
+			in, err := v.Example(ex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := l.Render(context.Background(), name, in)
+			if err != nil {
+				continue // an example of a failure; nothing to record
+			}
+			hash, err := store.Record(v, res)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", name, ex, err)
+			}
+			links, err := store.Chain(hash)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if links[0].Text != res.Text {
+				t.Errorf("%s/%s: the stored prompt differs from the rendered one", name, ex)
+			}
+			for _, r := range res.Regions {
+				vb, _ := v.Verbatim(r.Name)
+				for depth := 1; depth < len(links); depth++ {
+					want, err := verbatim.Of(vb).Extract(res.Text, depth)
+					if err != nil || links[depth].Text != want {
+						t.Errorf("%s/%s: level %d differs from Extract (%v)", name, ex, depth, err)
+					}
+				}
+			}
+		}
+	}
 }
