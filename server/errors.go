@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
@@ -92,10 +91,6 @@ func fromEngine(e *engine.Error) *apiError {
 	return out
 }
 
-// writtenBy is how a check's message names the section whose template
-// wrote what the check found (engine/check's where).
-var writtenBy = regexp.MustCompile(`written by section (\S+)`)
-
 // checkError is the error of a render whose checks failed: the engine's
 // error, and one entry in also for each failed check, naming the check and,
 // where the engine could tell, the section that wrote the offending text.
@@ -115,9 +110,7 @@ func checkError(res *engine.Result, err error) *apiError {
 		if a.Reason == "" {
 			a.Reason = "the check failed"
 		}
-		if m := writtenBy.FindStringSubmatch(c.Message); m != nil {
-			a.Section = m[1]
-		}
+		a.Section = c.Section
 		out.Also = append(out.Also, a)
 	}
 	return out

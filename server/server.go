@@ -213,6 +213,10 @@ type variantInfo struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description"`
 	Examples    []string `json:"examples"`
+	// Error says why a variant of a working copy does not load (--templates);
+	// Stale that it is served from its last good version (--watch).
+	Error *apiError `json:"error,omitempty"`
+	Stale bool      `json:"stale,omitempty"`
 }
 
 type health struct {
@@ -248,8 +252,16 @@ func (s *Server) variants(w http.ResponseWriter, r *http.Request) {
 	lib := s.lib()
 	out := []variantInfo{}
 	for _, name := range lib.Names() {
-		v, _ := lib.Variant(name)
-		out = append(out, variantInfo{name, v.Description(), nonNil(v.Examples())})
+		v, err := lib.Variant(name)
+		if err != nil {
+			out = append(out, variantInfo{Name: name, Examples: []string{}, Error: wireError(err)})
+			continue
+		}
+		info := variantInfo{Name: name, Description: v.Description(), Examples: nonNil(v.Examples())}
+		if stale := lib.Stale(name); stale != nil {
+			info.Error, info.Stale = wireError(stale), true
+		}
+		out = append(out, info)
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -190,7 +190,14 @@ func (a *app) watch(ctx context.Context, srv *server.Server) error {
 					a.say("reload failed, still serving the previous library:\n%v", err)
 					continue
 				}
+				// A broken variant keeps its last good version; the rest is new.
+				lib = lib.Fallback(srv.Library())
 				srv.Swap(lib)
+				if err := lib.Err(); err != nil {
+					srv.ReloadFailed(err)
+					a.say("reload failed for what is broken, still serving its last good version:\n%v", err)
+					continue
+				}
 				a.say("library reloaded")
 			}
 		}

@@ -22,6 +22,9 @@ type Result struct {
 	Check   string `json:"check"`
 	OK      bool   `json:"ok"`
 	Message string `json:"message,omitempty"`
+	// Section names the section whose template wrote what a failed check
+	// found, when the check found text.
+	Section string `json:"section,omitempty"`
 }
 
 // Prompt is what the checks read: the text, the input it was rendered from
@@ -106,6 +109,9 @@ func Run(p Prompt, m *manifest.Manifest) (*Report, error) {
 			at := find(p.Text, rep.Regions, rule)
 			if kind == "forbid" {
 				add(fmt.Sprintf("forbid %q", rule.Text), at < 0, "%s", where(p, at, "found at"))
+				if at >= 0 {
+					rep.Results[len(rep.Results)-1].Section = p.SectionAt(at)
+				}
 			} else {
 				msg := ""
 				if at < 0 {
@@ -148,6 +154,7 @@ func headings(rep *Report, want []string, p Prompt, add func(string, bool, strin
 			}
 			if lines[i] != 0 {
 				add("headings", false, "%q appears twice, at line %d and %s", w, lines[i], where(p, h.Offset, "at"))
+				rep.Results[len(rep.Results)-1].Section = p.SectionAt(h.Offset)
 				return
 			}
 			lines[i] = h.Line
