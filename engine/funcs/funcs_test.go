@@ -249,3 +249,19 @@ func TestSprigNamesKeepSprigsMeaning(t *testing.T) {
 		}
 	}
 }
+
+// TestCheapFunctionsMatchTheirPatterns: trimEnd and indentLines give what
+// the regexReplaceAll calls they replace gave, on text with every kind of
+// line break and white space.
+func TestCheapFunctionsMatchTheirPatterns(t *testing.T) {
+	sprig := Map(&Env{})
+	re := sprig["regexReplaceAll"].(func(string, string, string) string)
+	for _, s := range []string{"", "a", "a\n", "a \t\n\r\f", "a\n\nb\n", "\nx", "a\n\n\nb", "a\r\nb", "é \u00a0\n", "x\n  y\n"} {
+		if got, want := trimEnd(s), re(`\s+\z`, s, ""); got != want {
+			t.Errorf("trimEnd(%q) = %q, regexReplaceAll gives %q", s, got, want)
+		}
+		if got, want := indentLines("  ", s), re("\n(.)", s, "\n  ${1}"); got != want {
+			t.Errorf("indentLines(%q) = %q, regexReplaceAll gives %q", s, got, want)
+		}
+	}
+}

@@ -24,6 +24,12 @@ func textFuncs() []Func {
 			Doc: "a backtick fence longer than any run of backticks in TEXT, so that TEXT can be shown as a code block",
 			Examples: []Example{{Data: "{\"code\": \"a ``` b\"}",
 				Template: `{{ $f := fence .code }}{{ $f }}` + "\n" + `{{ .code }}` + "\n" + `{{ $f }}`, Output: "````\na ``` b\n````"}}},
+		{Name: "trimEnd", Namespace: "text", Signature: "trimEnd TEXT", Fn: trimEnd,
+			Doc:      "TEXT without the white space at its end (spaces, tabs, line breaks), as Python's rstrip gives it; cheap where regexReplaceAll would compile a pattern on every call",
+			Examples: []Example{{Data: `{"s": "done.  \n\n"}`, Template: `[{{ trimEnd .s }}]`, Output: "[done.]"}}},
+		{Name: "indentLines", Namespace: "text", Signature: "indentLines PREFIX TEXT", Fn: indentLines,
+			Doc:      "TEXT with PREFIX written after each of its line breaks, so that its further lines stand under the first",
+			Examples: []Example{{Data: `{"s": "a\nb\nc"}`, Template: `- {{ indentLines "  " .s }}`, Output: "- a\n  b\n  c"}}},
 		{Name: "mdCell", Namespace: "text", Signature: "mdCell TEXT", Fn: mdCell,
 			Doc:      "TEXT safe inside one cell of a markdown table: pipes escaped, line breaks made spaces",
 			Examples: []Example{{Data: `{"s": "a|b\nc"}`, Template: `| {{ mdCell .s }} |`, Output: `| a\|b c |`}}},
@@ -120,6 +126,28 @@ func fence(s string) string {
 		}
 	}
 	return strings.Repeat("`", max(3, longest+1))
+}
+
+// trimEnd removes the white space RE2's \s matches from the end of s.
+func trimEnd(s string) string { return strings.TrimRight(s, " \t\n\f\r") }
+
+// indentLines writes prefix after every line break of s that a character
+// follows: regexReplaceAll "\n(.)" s "\n${prefix}${1}" without a pattern.
+func indentLines(prefix, s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i < 0 || i == len(s)-1 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+1])
+		if s[i+1] != '\n' { // the pattern's . never matches a line break
+			b.WriteString(prefix)
+		}
+		s = s[i+1:]
+	}
 }
 
 // mdCell makes text safe for one cell of a markdown table.
