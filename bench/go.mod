@@ -1,0 +1,34 @@
+module github.com/promptsmith/promptsmith/bench
+
+go 1.26.0
+
+replace github.com/promptsmith/promptsmith => ..
+
+require (
+	github.com/Masterminds/sprig/v3 v3.3.0
+	github.com/google/dotprompt/go v0.0.0-20251121213842-db5416a4f7ce
+	github.com/promptsmith/promptsmith v0.0.0-00010101000000-000000000000
+	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
+	github.com/yuin/goldmark v1.8.7
+)
+
+require (
+	dario.cat/mergo v1.0.1 // indirect
+	github.com/Masterminds/goutils v1.1.1 // indirect
+	github.com/Masterminds/semver/v3 v3.3.0 // indirect
+	github.com/bahlo/generic-list-go v0.2.0 // indirect
+	github.com/buger/jsonparser v1.1.1 // indirect
+	github.com/goccy/go-yaml v1.18.0 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	github.com/huandu/xstrings v1.5.0 // indirect
+	github.com/invopop/jsonschema v0.13.0 // indirect
+	github.com/mailru/easyjson v0.9.1 // indirect
+	github.com/mbleigh/raymond v0.0.0-20250414171441-6b3a58ab9e0a // indirect
+	github.com/mitchellh/copystructure v1.2.0 // indirect
+	github.com/mitchellh/reflectwalk v1.0.2 // indirect
+	github.com/shopspring/decimal v1.4.0 // indirect
+	github.com/spf13/cast v1.7.0 // indirect
+	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
+	gopkg.in/yaml.v3 v3.0.1 // indirect
+)
