@@ -10,6 +10,7 @@ require (
 	github.com/promptsmith/promptsmith v0.0.0-00010101000000-000000000000
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	github.com/yuin/goldmark v1.8.7
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (
@@ -30,5 +31,4 @@ require (
 	github.com/spf13/cast v1.7.0 // indirect
 	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

@@ -307,3 +307,40 @@ func firstDiff(a, b string) int {
 func excerpt(s string, at int) string {
 	return fmt.Sprintf("%q", s[max(0, at-40):min(len(s), at+40)])
 }
+
+// BenchmarkPeers renders the peer workload with each contender, in one
+// run, and reports each one's time over the floor's (x-bare) and, for
+// promptsmith, over dotprompt-go compiled (x-dotprompt): the design's
+// budget is 0.6x dotprompt-go compiled and 45 KB a render.
+func BenchmarkPeers(b *testing.B) {
+	p := newPeers(b)
+	b.Run("bare", func(b *testing.B) {
+		var buf bytes.Buffer
+		b.SetBytes(int64(len(p.expected)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := p.renderBare(&buf); err != nil {
+				b.Fatal(err)
+			}
+		}
+		recordFloor(b, "peers/bare")
+	})
+	for _, c := range p.contenders() {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(p.expected)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := c.render(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			switch c.name {
+			case "dotprompt-compiled":
+				recordFloor(b, "peers/dotprompt-compiled")
+			case "promptsmith":
+				reportRatio(b, "peers/dotprompt-compiled", "x-dotprompt")
+			}
+			reportRatio(b, "peers/bare", "x-bare")
+		})
+	}
+}

@@ -1,0 +1,358 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+	"text/template"
+
+	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/funcs"
+	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/schema"
+	"gopkg.in/yaml.v3"
+)
+
+func embedded(tb testing.TB) *engine.Library {
+	tb.Helper()
+	lib, err := promptsmith.Library()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return lib
+}
+
+// BenchmarkLibrary renders every example of each variant of the embedded
+// library: one op renders them all, ns/render is the mean per example.
+func BenchmarkLibrary(b *testing.B) {
+	lib := embedded(b)
+	for _, name := range lib.Names() {
+		v, err := lib.Variant(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var inputs []engine.Input
+		for _, ex := range v.Examples() {
+			in, err := v.Example(ex)
+			if err != nil {
+				b.Fatal(err)
+			}
+			inputs = append(inputs, in)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, in := range inputs {
+					if _, err := lib.Render(context.Background(), name, in); err != nil {
+						b.Fatalf("%s: %v", in.Name, err)
+					}
+				}
+			}
+			b.ReportMetric(float64(len(inputs)), "renders")
+			b.ReportMetric(nsPerOp(b)/float64(len(inputs)), "ns/render")
+		})
+	}
+}
+
+// parent builds a markdown parent prompt of exactly n bytes, of the kind an
+// orchestrator writes: headings, prose, lists and fenced code.
+func parent(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "## Policy %d\n\nAlways run the tests before committing; keep changes small and reviewed. "+
+			"Escalate anything destructive to the parent workspace.\n\n- rule one\n- rule two\n\n```sh\ngo test ./...\n```\n\n", i)
+	}
+	return b.String()[:n]
+}
+
+// delegationInput is the restricted-tools example with a parent prompt of
+// n bytes, as JSON (keys in the example's order). Parents over the
+// manifest's 1 MiB default raise the input's own limit.
+func delegationInput(tb testing.TB, n int) []byte {
+	tb.Helper()
+	src, err := fs.ReadFile(promptsmith.FS(), "templates/delegation/examples/restricted-tools.yaml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	order := &input.KeyOrder{}
+	doc, err := input.Decode(engine.Input{Name: "restricted-tools.yaml", Data: src}, order)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer doc.Release()
+	doc.Root["parent"].(map[string]any)["prompt"] = parent(n)
+	delete(doc.Root["subagent"].(map[string]any), "inherited_policies")
+	if n > 1<<20 {
+		d := doc.Root["delegation"].(map[string]any)
+		d["parent_max_bytes"] = int64(8 << 20)
+		doc.AppendKey(d, "parent_max_bytes")
+	}
+	return input.AppendJSON(nil, doc.Root, order, false)
+}
+
+// bare is the floor a variant's pipeline is measured against: its section
+// templates, parsed into a plain text/template set with the engine's
+// functions, executed on the input as the templates see it (decoded, with
+// the schema's defaults and the ids), prepared once outside the timed loop.
+// It joins and drops sections as the pipeline does, so that it writes the
+// same prompt.
+type bare struct {
+	tmpl     *template.Template
+	sections []string
+	join     string
+	data     map[string]any
+}
+
+func newBare(tb testing.TB, lib *engine.Library, variant string, in engine.Input, res *engine.Result) *bare {
+	tb.Helper()
+	v, err := lib.Variant(variant)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m := v.Manifest()
+	fsys := promptsmith.FS()
+	dir := "templates/" + variant
+	var set *template.Template
+	env := &funcs.Env{Templates: func() *template.Template { return set }}
+	set = template.New(variant).Option("missingkey=error").Funcs(funcs.Map(env))
+	err = fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".tmpl") {
+			return err
+		}
+		src, err := fs.ReadFile(fsys, p)
+		if err == nil {
+			_, err = set.New(strings.TrimPrefix(p, dir+"/")).Parse(string(src))
+		}
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+
+	schemas, err := schema.Load(fsys, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc, err := schemas.Get(m.Schema)
+	if err != nil || sc == nil {
+		tb.Fatalf("schema %s: %v", m.Schema, err)
+	}
+	doc, err := input.Decode(in, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(doc.Release)
+	sc.ApplyDefaults(doc)
+	data := doc.Root
+	for k, id := range res.IDs {
+		data[k] = id
+	}
+	if len(m.Budget) > 0 {
+		omitted := map[string]any{}
+		for _, u := range m.Budget {
+			if u.Kind() != "section" {
+				omitted[u.Name] = 0
+			}
+		}
+		data["budget"] = map[string]any{"omitted": omitted, "max_tokens": 0}
+	}
+	return &bare{tmpl: set, sections: m.Sections, join: m.JoinText(), data: data}
+}
+
+func (br *bare) execute(buf *bytes.Buffer) error {
+	buf.Reset()
+	kept := 0
+	for _, s := range br.sections {
+		mark := buf.Len()
+		if kept > 0 {
+			buf.WriteString(br.join)
+		}
+		start := buf.Len()
+		if err := br.tmpl.ExecuteTemplate(buf, s+".md.tmpl", br.data); err != nil {
+			return err
+		}
+		if len(bytes.TrimSpace(buf.Bytes()[start:])) == 0 {
+			buf.Truncate(mark)
+			continue
+		}
+		kept++
+	}
+	return nil
+}
+
+var parentSizes = []struct {
+	name string
+	size int
+}{{"5KiB", 5 << 10}, {"256KiB", 256 << 10}, {"1MiB", 1 << 20}, {"4MiB", 4 << 20}}
+
+// TestDelegationBareIsThePrompt holds the delegation floor to the prompt
+// the pipeline writes, at every parent size the benchmark uses.
+func TestDelegationBareIsThePrompt(t *testing.T) {
+	lib := embedded(t)
+	for _, ps := range parentSizes {
+		in := engine.Input{Name: "bench.json", Data: delegationInput(t, ps.size)}
+		res, err := lib.Render(context.Background(), "delegation", in)
+		if err != nil {
+			t.Fatalf("%s: %v", ps.name, err)
+		}
+		var buf bytes.Buffer
+		if err := newBare(t, lib, "delegation", in, res).execute(&buf); err != nil {
+			t.Fatalf("%s: %v", ps.name, err)
+		}
+		if got := buf.String(); got != res.Text {
+			at := firstDiff(got, res.Text)
+			t.Errorf("%s: bare differs from the pipeline at byte %d: %s, want %s", ps.name, at, excerpt(got, at), excerpt(res.Text, at))
+		}
+	}
+}
+
+// BenchmarkDelegation renders a delegation whose parent prompt is 5 KiB,
+// 256 KiB, 1 MiB and 4 MiB: the whole pipeline from the input bytes next
+// to a bare Execute of the same templates (x-bare). SetBytes is the parent's
+// size, so a constant MB/s across sizes is a linear cost.
+func BenchmarkDelegation(b *testing.B) {
+	lib := embedded(b)
+	for _, ps := range parentSizes {
+		in := engine.Input{Name: "bench.json", Data: delegationInput(b, ps.size)}
+		res, err := lib.Render(context.Background(), "delegation", in)
+		if err != nil {
+			b.Fatal(err)
+		}
+		br := newBare(b, lib, "delegation", in, res)
+		floor := "delegation/" + ps.name + "/bare"
+		b.Run("parent="+ps.name+"/bare", func(b *testing.B) {
+			var buf bytes.Buffer
+			b.SetBytes(int64(ps.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := br.execute(&buf); err != nil {
+					b.Fatal(err)
+				}
+			}
+			recordFloor(b, floor)
+		})
+		b.Run("parent="+ps.name+"/pipeline", func(b *testing.B) {
+			b.SetBytes(int64(ps.size))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := lib.Render(context.Background(), "delegation", in); err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportRatio(b, floor, "x-bare")
+		})
+	}
+}
+
+// formatInputs gives an input as JSON and as YAML, with the same values
+// and key order: the peer workload (written as JSON) and the delegation
+// example the README shows (written as YAML).
+func formatInputs(tb testing.TB) []struct {
+	name, variant string
+	lib           *engine.Library
+	json, yaml    []byte
+} {
+	tb.Helper()
+	p := newPeers(tb)
+	lib := embedded(tb)
+	delegationYAML, err := fs.ReadFile(promptsmith.FS(), "templates/delegation/examples/revoked-deploy.yaml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return []struct {
+		name, variant string
+		lib           *engine.Library
+		json, yaml    []byte
+	}{
+		{"peer-workload", workloadVariant, p.lib, p.input, toYAML(tb, p.input)},
+		{"delegation", "delegation", lib, toJSON(tb, delegationYAML), delegationYAML},
+	}
+}
+
+// toYAML writes a JSON document as block-style YAML, keys in their order.
+func toYAML(tb testing.TB, data []byte) []byte {
+	tb.Helper()
+	var node yaml.Node
+	if err := yaml.Unmarshal(data, &node); err != nil {
+		tb.Fatal(err)
+	}
+	var block func(n *yaml.Node)
+	block = func(n *yaml.Node) {
+		n.Style = 0
+		for _, c := range n.Content {
+			block(c)
+		}
+	}
+	block(&node)
+	out, err := yaml.Marshal(&node)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// toJSON writes a YAML document as indented JSON, keys in their order.
+func toJSON(tb testing.TB, data []byte) []byte {
+	tb.Helper()
+	order := &input.KeyOrder{}
+	doc, err := input.Decode(engine.Input{Name: "yaml", Data: data}, order)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer doc.Release()
+	return input.AppendJSON(nil, doc.Root, order, true)
+}
+
+// TestFormatsRenderAlike holds the JSON and YAML forms of each input to the
+// same prompt.
+func TestFormatsRenderAlike(t *testing.T) {
+	for _, f := range formatInputs(t) {
+		j, err := f.lib.Render(context.Background(), f.variant, engine.Input{Name: "in.json", Data: f.json})
+		if err != nil {
+			t.Fatalf("%s as JSON: %v", f.name, err)
+		}
+		y, err := f.lib.Render(context.Background(), f.variant, engine.Input{Name: "in.yaml", Data: f.yaml})
+		if err != nil {
+			t.Fatalf("%s as YAML: %v", f.name, err)
+		}
+		if j.Text != y.Text {
+			t.Errorf("%s: YAML and JSON render differently from byte %d", f.name, firstDiff(j.Text, y.Text))
+		}
+		if bytes.HasPrefix(bytes.TrimSpace(f.yaml), []byte("{")) {
+			t.Errorf("%s: the YAML form is JSON", f.name)
+		}
+	}
+}
+
+// BenchmarkFormat renders the same input from JSON and from YAML; the YAML
+// run reports its time over the JSON run's (x-json). The design's budget is
+// 1.2x.
+func BenchmarkFormat(b *testing.B) {
+	for _, f := range formatInputs(b) {
+		for _, format := range []string{"json", "yaml"} {
+			data := f.json
+			if format == "yaml" {
+				data = f.yaml
+			}
+			in := engine.Input{Name: "in." + format, Data: data}
+			b.Run(f.name+"/"+format, func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := f.lib.Render(context.Background(), f.variant, in); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if format == "json" {
+					recordFloor(b, "format/"+f.name)
+				} else {
+					reportRatio(b, "format/"+f.name, "x-json")
+				}
+			})
+		}
+	}
+}
