@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"text/template"
 
 	"github.com/Masterminds/sprig/v3"
@@ -48,7 +50,8 @@ type peers struct {
 	dot         *dotprompt.Dotprompt
 	dotCompiled dotprompt.PromptFunction
 
-	lib *engine.Library
+	lib       *engine.Library
+	libUnique *engine.Library // the same with unique rules (withUnique)
 }
 
 func newPeers(tb testing.TB) *peers {
@@ -70,6 +73,12 @@ func newPeers(tb testing.TB) *peers {
 		tb.Fatal(err)
 	}
 	p.lib = lib
+	if p.libUnique, err = engine.Load(withUnique(tb)); err != nil {
+		tb.Fatal(err)
+	}
+	if err := p.libUnique.Err(); err != nil {
+		tb.Fatal(err)
+	}
 	v, err := lib.Variant(workloadVariant)
 	if err != nil {
 		tb.Fatal(err)
@@ -106,6 +115,29 @@ func newPeers(tb testing.TB) *peers {
 		tb.Fatal(err)
 	}
 	return p
+}
+
+// withUnique is the peer library, in memory, with the unique rules the
+// embedded workspace variant declares on the same lists: skill names and
+// peer names.
+func withUnique(tb testing.TB) fstest.MapFS {
+	tb.Helper()
+	fsys := fstest.MapFS{}
+	err := fs.WalkDir(os.DirFS(libraryDir), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(os.DirFS(libraryDir), p)
+		if p == "templates/"+workloadVariant+"/prompt.yaml" {
+			data = append(data, "\nrules:\n  unique: [/skills/*/name, /peers/*/name]\n"...)
+		}
+		fsys[p] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fsys
 }
 
 func readFile(tb testing.TB, name string) []byte {
@@ -233,6 +265,16 @@ func (p *peers) renderPromptsmith() (string, error) {
 	return res.Text, nil
 }
 
+// renderPromptsmithUnique is contender 5 with the unique rules of
+// withUnique: not one of the five, it shows what an input rule costs.
+func (p *peers) renderPromptsmithUnique() (string, error) {
+	res, err := p.libUnique.Render(context.Background(), workloadVariant, engine.Input{Name: "input.json", Data: p.input})
+	if err != nil {
+		return "", err
+	}
+	return res.Text, nil
+}
+
 // contenders lists the renders from input bytes, in the order the
 // benchmarks run them (the floor, which reuses its buffer, apart).
 func (p *peers) contenders() []struct {
@@ -247,6 +289,7 @@ func (p *peers) contenders() []struct {
 		{"dotprompt-compiled", p.renderDotCompiled},
 		{"dotprompt-oneshot", p.renderDotOneShot},
 		{"promptsmith", p.renderPromptsmith},
+		{"promptsmith+unique", p.renderPromptsmithUnique},
 	}
 }
 
@@ -294,6 +337,18 @@ func TestNaiveRejectsBadInput(t *testing.T) {
 	}
 }
 
+// TestUniqueRuleRuns shows that the unique rules of promptsmith+unique run.
+func TestUniqueRuleRuns(t *testing.T) {
+	p := newPeers(t)
+	p.input = bytes.Replace(p.input, []byte(`"status-report"`), []byte(`"task-breakdown"`), 1)
+	if _, err := p.renderPromptsmith(); err != nil {
+		t.Errorf("promptsmith without the rules: %v", err)
+	}
+	if _, err := p.renderPromptsmithUnique(); err == nil {
+		t.Error("promptsmith+unique: two skills of one name were accepted")
+	}
+}
+
 func firstDiff(a, b string) int {
 	n := min(len(a), len(b))
 	for i := range n {
@@ -312,6 +367,8 @@ func excerpt(s string, at int) string {
 // run, and reports each one's time over the floor's (x-bare) and, for
 // promptsmith, over dotprompt-go compiled (x-dotprompt): the design's
 // budget is 0.6x dotprompt-go compiled and 45 KB a render.
+// promptsmith+unique is not a contender: it adds two unique rules to the
+// variant, to show what input rules cost.
 func BenchmarkPeers(b *testing.B) {
 	p := newPeers(b)
 	b.Run("bare", func(b *testing.B) {
@@ -337,7 +394,7 @@ func BenchmarkPeers(b *testing.B) {
 			switch c.name {
 			case "dotprompt-compiled":
 				recordFloor(b, "peers/dotprompt-compiled")
-			case "promptsmith":
+			case "promptsmith", "promptsmith+unique":
 				reportRatio(b, "peers/dotprompt-compiled", "x-dotprompt")
 			}
 			reportRatio(b, "peers/bare", "x-bare")
