@@ -2,12 +2,22 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // fail prints err to stderr, as JSON under --format json, and returns the
@@ -32,37 +42,206 @@ func (a *app) say(format string, args ...any) {
 }
 
 // writeOutput writes to stdout, or to path atomically: the bytes go to a
-// temporary file beside it that is renamed over path only once complete, so
-// a failure never leaves a partial file or touches an existing one.
+// temporary file beside the file written, ".<name>.<pid>-<random>.tmp",
+// that is renamed over it only once complete and synced, so that a failure
+// never leaves a partial file or touches an existing one.
+//
+//   - Interrupted while it writes (SIGINT, SIGTERM), render removes the
+//     temporary file, leaves path as it was, and dies of the signal.
+//   - Killed (SIGKILL, a crash, a power cut), it cannot: the temporary file
+//     stays, but the next render that writes the same path removes every
+//     such file whose process is gone.
+//   - A path that is a symbolic link is followed: its target is written,
+//     atomically in the target's folder, and the link stays a link.
+//   - A path that is not a regular file (a directory, a device, a pipe) is
+//     refused: renaming over it would replace it.
 func (a *app) writeOutput(path string, data []byte) error {
 	if path == "" || path == "-" {
 		_, err := a.stdout.Write(data)
 		return err
 	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	target, err := outputTarget(path)
+	if err != nil {
+		return err
+	}
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	removeStale(dir, base)
+
+	// Signals are caught from before the temporary file exists until it is
+	// renamed or removed; before and after, they do what they always do.
+	sigs := make(chan os.Signal, 1)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		if !signal.Ignored(sig) {
+			signal.Notify(sigs, sig)
+		}
+	}
+	defer signal.Stop(sigs)
+
+	tmp, err := os.CreateTemp(dir, fmt.Sprintf(".%s.%d-*.tmp", base, os.Getpid()))
 	if err != nil {
 		return fileError(path, "cannot write the output", err, "check that the folder exists and is writable")
 	}
-	defer os.Remove(tmp.Name()) // a no-op after a successful rename
-	if _, err = tmp.Write(data); err == nil {
-		err = tmp.Sync()
+	w := &tempWrite{tmp: tmp, target: target}
+	done := make(chan error, 1)
+	go func() { done <- w.finish(data) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fileError(path, "cannot write the output", err)
+		}
+		return nil
+	case sig := <-sigs:
+		if w.abandon() {
+			a.say("interrupted (%v): %s was not written", sig, path)
+		} else {
+			a.say("interrupted (%v) after %s was written", sig, path)
+		}
+		// Die of the signal, as an interrupted program does, so that the
+		// shell sees it. The signal comes back asynchronously; should it not
+		// end the process (something else of the command catches it too),
+		// fail.
+		signal.Stop(sigs)
+		if self, err := os.FindProcess(os.Getpid()); err == nil && self.Signal(sig) == nil {
+			time.Sleep(time.Second)
+		}
+		return usageError("interrupted by %v", sig)
 	}
-	if cerr := tmp.Close(); err == nil {
+}
+
+// tempWrite is a write to a temporary file, then its rename over the
+// target, that a signal may abandon at any moment before the rename.
+type tempWrite struct {
+	tmp    *os.File
+	target string
+
+	mu        sync.Mutex
+	abandoned bool // the temporary file was removed: never rename it
+	renamed   bool
+}
+
+func (w *tempWrite) finish(data []byte) error {
+	_, err := w.tmp.Write(data)
+	if err == nil {
+		err = w.tmp.Sync()
+	}
+	if cerr := w.tmp.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		if st, serr := os.Stat(path); serr == nil {
-			_ = os.Chmod(tmp.Name(), st.Mode().Perm())
-		} else {
-			_ = os.Chmod(tmp.Name(), 0o644)
-		}
-		err = os.Rename(tmp.Name(), path)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil || w.abandoned {
+		os.Remove(w.tmp.Name())
+		return err
 	}
-	if err != nil {
-		return fileError(path, "cannot write the output", err)
+	if st, serr := os.Stat(w.target); serr == nil {
+		_ = os.Chmod(w.tmp.Name(), st.Mode().Perm())
+	} else {
+		_ = os.Chmod(w.tmp.Name(), 0o644)
 	}
+	if err := os.Rename(w.tmp.Name(), w.target); err != nil {
+		os.Remove(w.tmp.Name())
+		return err
+	}
+	w.renamed = true
 	return nil
+}
+
+// abandon removes the temporary file unless it was renamed already, and
+// reports whether it did.
+func (w *tempWrite) abandon() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.renamed {
+		return false
+	}
+	w.abandoned = true
+	os.Remove(w.tmp.Name())
+	return true
+}
+
+// outputTarget is the file -o writes: path, or the file a symbolic link
+// there leads to, which need not exist yet.
+func outputTarget(path string) (string, error) {
+	target := path
+	for hops := 0; ; hops++ {
+		st, err := os.Lstat(target)
+		if errors.Is(err, fs.ErrNotExist) {
+			return target, nil
+		}
+		if err != nil {
+			return "", fileError(path, "cannot write the output", err)
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			if !st.Mode().IsRegular() {
+				return "", &cliError{Kind: engine.KindUsage, Path: path, Reason: "cannot write the output: not a regular file",
+					Hints: []string{"-o writes a file, atomically; to write to a device or a pipe, leave -o out and redirect stdout"}}
+			}
+			return target, nil
+		}
+		if hops == 40 {
+			return "", &cliError{Kind: engine.KindUsage, Path: path, Reason: "cannot write the output: too many levels of symbolic links"}
+		}
+		link, err := os.Readlink(target)
+		if err != nil {
+			return "", fileError(path, "cannot write the output", err)
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(target), link)
+		}
+		target = link
+	}
+}
+
+// removeStale removes the temporary files of writes to dir/base whose
+// process is gone: left by a render that was killed while it wrote.
+func removeStale(dir, base string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := "." + base + "."
+	for _, e := range entries {
+		middle, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		if middle, ok = strings.CutSuffix(middle, ".tmp"); !ok {
+			continue
+		}
+		pid, random, ok := strings.Cut(middle, "-")
+		n, err := strconv.Atoi(pid)
+		if !ok || err != nil || n <= 0 || !digits(random) || n == os.Getpid() || processExists(n) {
+			continue
+		}
+		os.Remove(filepath.Join(dir, e.Name()))
+	}
+}
+
+func digits(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// processExists reports whether a process with this id runs, as far as
+// can be told: when in doubt, it does.
+func processExists(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	defer p.Release()
+	if runtime.GOOS == "windows" {
+		return true // FindProcess found it
+	}
+	err = p.Signal(syscall.Signal(0))
+	return !errors.Is(err, os.ErrProcessDone) && !errors.Is(err, syscall.ESRCH)
 }
 
 func jsonBytes(v any) []byte {
@@ -71,7 +250,14 @@ func jsonBytes(v any) []byte {
 }
 
 // readInput reads -i FILE, -i - (stdin), or stdin when it is not a terminal.
+// It reads no more than the input size limit (--max-input) and one byte:
+// an endless stream (-i /dev/zero, a producer that never stops) is refused
+// once past the limit, without being read to its end.
 func (a *app) readInput(path string) (engine.Input, error) {
+	limit := a.limits.InputBytes
+	if limit <= 0 {
+		limit = engine.DefaultLimits().InputBytes
+	}
 	if path == "" || path == "-" {
 		if path == "" {
 			if f, ok := a.stdin.(*os.File); ok {
@@ -80,15 +266,36 @@ func (a *app) readInput(path string) (engine.Input, error) {
 				}
 			}
 		}
-		data, err := io.ReadAll(a.stdin)
+		data, err := io.ReadAll(io.LimitReader(a.stdin, int64(limit)+1))
 		if err != nil {
 			return engine.Input{}, usageError("cannot read stdin: %v", err)
 		}
-		return engine.Input{Name: "stdin", Data: data}, nil
+		return limitInput(engine.Input{Name: "stdin", Data: data}, limit)
 	}
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return engine.Input{}, fileError(path, "cannot read the input", err)
 	}
-	return engine.Input{Name: path, Data: data}, nil
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > int64(limit) {
+		return engine.Input{}, inputTooLarge(path, fmt.Sprintf("the input is %s, over the limit of %s", problem.Size(int(st.Size())), problem.Size(limit)))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return engine.Input{}, fileError(path, "cannot read the input", err)
+	}
+	return limitInput(engine.Input{Name: path, Data: data}, limit)
+}
+
+// limitInput refuses an input read up to one byte past the limit.
+func limitInput(in engine.Input, limit int) (engine.Input, error) {
+	if len(in.Data) > limit {
+		return engine.Input{}, inputTooLarge(in.Name, fmt.Sprintf("the input is over the limit of %s; reading stopped there", problem.Size(limit)))
+	}
+	return in, nil
+}
+
+func inputTooLarge(name, reason string) error {
+	return (&engine.Error{Kind: engine.KindInput, Field: "/", Position: name, Reason: reason}).
+		Hint("send a smaller input, or raise the limit with --max-input")
 }

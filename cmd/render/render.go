@@ -47,21 +47,22 @@ func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
 		return err
 	}
 	if checkOnly {
-		if werr := a.writeOutput(o.output, a.checkReport(res)); werr != nil {
-			return werr
-		}
+		// A failed check's report goes to stdout and -o is left alone, as a
+		// failed render's prompt is not written: -o holds reports that passed.
+		out := o.output
 		if err != nil {
+			out = ""
 			a.exit = 1
 		}
-		return nil
+		return a.writeOutput(out, a.checkReport(res))
 	}
 	return a.emit(v, res, err, o.output)
 }
 
-// emit writes a rendered prompt, or its Result under --format json, after
-// recording it in the audit store. A prompt that failed a check is not
-// written: under --format json its Result goes to stdout for tools, and -o
-// is left alone.
+// emit writes a rendered prompt, or its Result under --format json, then
+// records it in the audit store: only a prompt that was written is
+// recorded. A prompt that failed a check is not written: under --format
+// json its Result goes to stdout for tools, and -o is left alone.
 func (a *app) emit(v *engine.Variant, res *engine.Result, err error, output string) error {
 	if err != nil {
 		if a.format == "json" {
@@ -69,13 +70,14 @@ func (a *app) emit(v *engine.Variant, res *engine.Result, err error, output stri
 		}
 		return err
 	}
-	if err := a.record(v, res); err != nil {
+	data := []byte(res.Text)
+	if a.format == "json" {
+		data = jsonBytes(res)
+	}
+	if err := a.writeOutput(output, data); err != nil {
 		return err
 	}
-	if a.format == "json" {
-		return a.writeOutput(output, jsonBytes(res))
-	}
-	return a.writeOutput(output, []byte(res.Text))
+	return a.record(v, res)
 }
 
 func (a *app) checkReport(res *engine.Result) []byte {

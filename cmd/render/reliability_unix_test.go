@@ -1,0 +1,176 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// buildRender builds the command into a temporary folder, for tests that
+// need a real process to send signals to.
+func buildRender(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "render")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// bigDelegation writes a delegation input whose parent prompt is about
+// 60 MB, and returns it with the flags that let it through.
+func bigDelegation(t *testing.T) (string, []string) {
+	t.Helper()
+	line := "Always run the tests before committing, and say which ones you ran.\n"
+	parent := "# Lead\n\n" + strings.Repeat(line, 60_000_000/len(line))
+	in, _ := json.Marshal(map[string]any{
+		"parent": map[string]any{"agent_id": "a", "prompt_key": "k", "prompt": parent},
+		"delegation": map[string]any{"reason": "r", "expected_completion": "e", "task_summary": "t",
+			"required_outputs": []string{"x"}, "parent_max_bytes": 100_000_000},
+	})
+	path := filepath.Join(t.TempDir(), "big.json")
+	if err := os.WriteFile(path, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path, []string{"--max-input", "100000000", "--max-output", "200000000"}
+}
+
+func temporaryFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tmp []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			tmp = append(tmp, e.Name())
+		}
+	}
+	return tmp
+}
+
+// TestSignalMidWriteLeavesNothing sends SIGINT and SIGTERM to a real
+// render while it writes a 60 MB prompt to -o: it removes its temporary
+// file, leaves the old file as it was and dies of the signal. A signal
+// that comes after the rename finds the new file complete. Either way no
+// temporary file is left. Then SIGKILL, which cannot be caught: the next
+// render to the same file removes what the killed one left.
+func TestSignalMidWriteLeavesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and writes 60 MB outputs")
+	}
+	bin := buildRender(t)
+	input, flags := bigDelegation(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.md")
+	args := append([]string{"delegation", "-i", input, "-o", out}, flags...)
+	full, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("a plain render: %v %s", err, full)
+	}
+	complete, _ := os.ReadFile(out)
+
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
+		interrupted := 0
+		for try := 0; try < 20 && interrupted < 2; try++ {
+			if err := os.WriteFile(out, []byte("old\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, args...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			// Wait for the temporary file to appear, then signal at once.
+			var werr error
+		watch:
+			for {
+				select {
+				case werr = <-exited:
+					break watch
+				default:
+				}
+				if len(temporaryFiles(t, dir)) > 0 {
+					cmd.Process.Signal(sig)
+					werr = <-exited
+					break
+				}
+			}
+			got, _ := os.ReadFile(out)
+			var ee *exec.ExitError
+			switch {
+			case werr == nil:
+				if !bytes.Equal(got, complete) {
+					t.Fatalf("%v: exit 0 but -o holds %d bytes, not the %d of the prompt", sig, len(got), len(complete))
+				}
+			case errors.As(werr, &ee) && ee.Sys().(syscall.WaitStatus).Signaled():
+				interrupted++
+				if string(got) != "old\n" && !bytes.Equal(got, complete) {
+					t.Fatalf("%v: -o holds %d bytes, neither the old file nor the prompt", sig, len(got))
+				}
+				if sig != syscall.SIGKILL && string(got) == "old\n" && !strings.Contains(stderr.String(), "was not written") {
+					t.Errorf("%v: stderr %q", sig, stderr.String())
+				}
+			default:
+				t.Fatalf("%v: %v\n%s", sig, werr, stderr.String())
+			}
+			if sig == syscall.SIGKILL {
+				// What the kill left is removed by the next render to the file.
+				t.Logf("SIGKILL left %d temporary file(s)", len(temporaryFiles(t, dir)))
+				if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+					t.Fatalf("the render after a kill: %v %s", err, out)
+				}
+			}
+			if tmp := temporaryFiles(t, dir); len(tmp) > 0 {
+				t.Fatalf("%v: temporary files left: %v\n%s", sig, tmp, stderr.String())
+			}
+		}
+		t.Logf("%v: %d run(s) interrupted while writing", sig, interrupted)
+		if interrupted == 0 {
+			t.Errorf("%v: no signal of 20 came while render wrote", sig)
+		}
+	}
+}
+
+// TestOutputRefusesAFIFO: -o naming a FIFO (or a device) is refused, where
+// renaming over it replaced it with a file.
+func TestOutputRefusesAFIFO(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	r := runCLI(t, validInput, "delegation", "-i", "-", "-o", fifo)
+	if r.code != 2 || !strings.Contains(r.stderr, "not a regular file") {
+		t.Errorf("exit %d, %s", r.code, r.stderr)
+	}
+	if st, err := os.Lstat(fifo); err != nil || st.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v %v", st, err)
+	}
+	if tmp := temporaryFiles(t, filepath.Dir(fifo)); len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
+}
+
+// TestInputFromDevZero: -i /dev/zero is read up to the limit, not forever.
+func TestInputFromDevZero(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	r := runCLI(t, "", "delegation", "-i", "/dev/zero", "--max-input", "1048576")
+	if r.code != 2 || !strings.Contains(r.stderr, "/dev/zero: /: the input is over the limit of 1 MiB; reading stopped there") {
+		t.Errorf("exit %d, %s", r.code, r.stderr)
+	}
+}
