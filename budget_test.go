@@ -3,6 +3,7 @@ package promptsmith_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
@@ -150,5 +151,49 @@ func fitsAtEveryLimit(t *testing.T, lib *engine.Library, tc *tokens.Counter, v *
 		if again == nil || again.Text != res.Text {
 			t.Errorf("%s/%s at %d: not deterministic", name, ex, limit)
 		}
+	}
+}
+
+// TestBudgetPrefixIsStable: two inputs that differ only in items a budget
+// cuts give prompts that share their prefix up to where the cuts show,
+// which a provider's prompt cache can reuse; the report says how much of
+// each prompt the uncut one shares.
+func TestBudgetPrefixIsStable(t *testing.T) {
+	lib := library(t)
+	tc, err := tokens.New("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := lib.Variant("space")
+	in, _ := v.Example("crowded")
+	doc, err := input.Decode(in, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer doc.Release()
+	older := doc.Root["memories"].([]any)
+	for i := range 20 { // older than every memory of the example
+		older = append(older, map[string]any{"content": fmt.Sprintf("An old note %d.", i), "updatedAt": "2025-01-01T09:00:00Z"})
+	}
+	doc.Root["memories"] = older
+	more := engine.Input{Name: "more", Data: input.AppendJSON(nil, doc.Root, doc.Order(), false)}
+	a, err := lib.Render(context.Background(), "space", in, engine.FitTokens(1000, tc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := lib.Render(context.Background(), "space", more, engine.FitTokens(1000, tc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := 0
+	for shared < len(a.Text) && shared < len(b.Text) && a.Text[shared] == b.Text[shared] {
+		shared++
+	}
+	notice := strings.Index(a.Text, "older memories not shown")
+	if notice < 0 || shared < strings.LastIndex(a.Text[:notice], "\n") {
+		t.Errorf("the prompts share %d bytes; they differ before the memories' notice at %d", shared, notice)
+	}
+	if a.Budget.StablePrefix == 0 || a.Budget.StablePrefix > len(a.Text) || !strings.HasPrefix(a.Text, a.Text[:a.Budget.StablePrefix]) {
+		t.Errorf("stable prefix %d", a.Budget.StablePrefix)
 	}
 }
