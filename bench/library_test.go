@@ -356,3 +356,19 @@ func BenchmarkFormat(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoad loads the embedded library, as every render command does
+// once before its first render: the part of a cold start that --help
+// does not pay.
+func BenchmarkLoad(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		lib, err := engine.Load(promptsmith.FS())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := lib.Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
