@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
+	"sync"
 	"os"
 	"path"
 	"path/filepath"
@@ -21,6 +22,13 @@ import (
 // Load. What a render records (the key order of its input's objects) lives
 // in the library only while that render runs.
 type Library struct {
+	fsys    fs.FS
+	schemas *schema.Set
+	files   []string // the files that make prompts, for the variants' hashes
+	// mu guards loading: a variant is loaded on first use, so a command that
+	// renders one variant reads and compiles that one.
+	mu       sync.Mutex
+	loaded   map[string]bool
 	variants map[string]*Variant
 	broken   map[string]error // variants that do not load, with why
 	stale    map[string]bool  // broken variants served from a previous load (Fallback)
@@ -60,7 +68,7 @@ func WithOrigin(dir string) Option { return func(o *options) { o.origin = dir } 
 
 // Load reads every variant of a library: an fs.FS holding templates/ and schemas/.
 func Load(fsys fs.FS, opts ...Option) (*Library, error) {
-	lib := &Library{variants: map[string]*Variant{}, broken: map[string]error{}, order: &input.KeyOrder{}}
+	lib := &Library{fsys: fsys, loaded: map[string]bool{}, variants: map[string]*Variant{}, broken: map[string]error{}, order: &input.KeyOrder{}}
 	for _, o := range opts {
 		o(&lib.opts)
 	}
@@ -72,6 +80,7 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 	if err != nil {
 		return nil, err
 	}
+	lib.schemas = schemas
 	files, err := libraryFiles(fsys)
 	if err != nil {
 		return nil, problem.Template(lib.label("templates"), "cannot list the library: %v", err)
@@ -81,38 +90,74 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 		return nil, problem.Template(lib.label("templates"), "cannot read the library: %v", err)
 	}
 	lib.provenance = Provenance{Library: hash, Short: hash[:12], Version: Version()}
+	lib.files = files
 	manifests, _ := fs.Glob(fsys, "templates/*/prompt.yaml")
 	if len(manifests) == 0 {
 		return nil, (&Error{Kind: KindUsage, Position: lib.label("templates"), Reason: "no variants found"}).
 			Hint("a variant is a folder templates/<name>/ with a prompt.yaml manifest")
 	}
-	// One broken variant does not break the others: it is kept with its
-	// error, which rendering it, Err and LoadStrict report.
 	for _, mf := range manifests {
 		lib.names = append(lib.names, path.Base(path.Dir(mf)))
-		v, err := lib.loadVariant(fsys, path.Dir(mf), schemas)
-		if err != nil {
-			lib.broken[path.Base(path.Dir(mf))] = err
-			continue
-		}
-		own := []string{"schemas/" + v.manifest.Schema + ".schema.json"}
-		for _, f := range files {
-			if strings.HasPrefix(f, path.Dir(mf)+"/") {
-				own = append(own, f)
-			}
-		}
-		if v.hash, err = hashFiles(fsys, own); err != nil {
-			return nil, problem.Template(v.dir, "cannot read the variant: %v", err)
-		}
-		lib.variants[v.name] = v
 	}
 	slices.Sort(lib.names)
 	return lib, nil
 }
 
+// load loads the named variant if it is not yet. One broken variant does
+// not break the others: it is kept with its error, which rendering it,
+// Err and LoadStrict report.
+func (lib *Library) load(name string) {
+	lib.mu.Lock()
+	defer lib.mu.Unlock()
+	if lib.loaded[name] || !slices.Contains(lib.names, name) {
+		return
+	}
+	lib.loaded[name] = true
+	dir := "templates/" + name
+	v, err := lib.loadVariant(lib.fsys, dir, lib.schemas)
+	if err == nil {
+		own := []string{"schemas/" + v.manifest.Schema + ".schema.json"}
+		for _, f := range lib.files {
+			if strings.HasPrefix(f, dir+"/") {
+				own = append(own, f)
+			}
+		}
+		if v.hash, err = hashFiles(lib.fsys, own); err != nil {
+			err = problem.Template(v.dir, "cannot read the variant: %v", err)
+		}
+	}
+	if err != nil {
+		lib.broken[name] = err
+		return
+	}
+	lib.variants[name] = v
+}
+
+// loadAll loads every variant: what tools that check the whole library
+// (lint, test, serve) do up front, to fail fast.
+func (lib *Library) loadAll() {
+	for _, name := range lib.names {
+		lib.load(name)
+	}
+}
+
+// lookup returns a loaded variant and the error of a broken one.
+func (lib *Library) lookup(name string) (*Variant, error) {
+	lib.load(name)
+	lib.mu.Lock()
+	defer lib.mu.Unlock()
+	if v := lib.variants[name]; v != nil {
+		return v, nil // a variant served from its last good version, too
+	}
+	return nil, lib.broken[name]
+}
+
 // Err reports the variants that do not load: nil when all do, else the
 // first one's error, with the others in its Also.
 func (lib *Library) Err() error {
+	lib.loadAll()
+	lib.mu.Lock()
+	defer lib.mu.Unlock()
 	var all []*Error
 	for _, name := range lib.names {
 		if err := lib.broken[name]; err != nil {
@@ -158,13 +203,29 @@ func Root(dir string) (string, error) {
 	return root, nil
 }
 
-// LoadDir loads an author's working copy (see Root).
+// LoadDir loads an author's working copy (see Root). It reads through an
+// os.Root, so that nothing outside the library folder is ever read: a
+// symbolic link that leads out of it (an example linked to /etc/passwd, a
+// template linked to a secret) is refused like a missing file, and the
+// variant holding it does not load, instead of the library serving what it
+// points at. Links inside the folder work.
 func LoadDir(dir string, opts ...Option) (*Library, error) {
 	root, err := Root(dir)
 	if err != nil {
 		return nil, err
 	}
-	return Load(os.DirFS(root), append([]Option{WithOrigin(root)}, opts...)...)
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, (&Error{Kind: KindUsage, Position: dir, Reason: "cannot open the library folder: " + err.Error()}).
+			Hint("point --templates at the folder that holds templates/ and schemas/")
+	}
+	defer r.Close()
+	lib, err := Load(r.FS(), append([]Option{WithOrigin(root)}, opts...)...)
+	if err != nil {
+		return nil, err
+	}
+	lib.loadAll() // every file is read before the folder is closed
+	return lib, nil
 }
 
 func (lib *Library) label(p string) string {
@@ -180,11 +241,8 @@ func (lib *Library) Names() []string { return slices.Clone(lib.names) }
 // Variant returns the named variant, the error that keeps it from loading,
 // or a usage error that lists the variants there are.
 func (lib *Library) Variant(name string) (*Variant, error) {
-	if v, ok := lib.variants[name]; ok {
-		return v, nil
-	}
-	if err := lib.broken[name]; err != nil {
-		return nil, err
+	if v, err := lib.lookup(name); v != nil || err != nil {
+		return v, err
 	}
 	e := &Error{Kind: KindUsage, Variant: name, Reason: fmt.Sprintf("unknown variant %q", name), Err: ErrUnknownVariant}
 	if near := problem.Closest(name, lib.names); near != "" {
@@ -198,19 +256,24 @@ func (lib *Library) Variant(name string) (*Variant, error) {
 // edit keeps serving what worked. Err still reports such a variant, and
 // Stale says it is one.
 func (lib *Library) Fallback(prev *Library) *Library {
-	if prev == nil || len(lib.broken) == 0 {
+	if lib.Err() == nil || prev == nil {
 		return lib
 	}
-	out := *lib
-	out.variants = maps.Clone(lib.variants)
-	out.stale = map[string]bool{}
-	for name := range lib.broken {
-		if v, ok := prev.variants[name]; ok {
+	prev.loadAll()
+	out := &Library{fsys: lib.fsys, schemas: lib.schemas, files: lib.files, names: lib.names,
+		opts: lib.opts, order: lib.order, provenance: lib.provenance,
+		loaded: maps.Clone(lib.loaded), variants: maps.Clone(lib.variants), broken: maps.Clone(lib.broken),
+		stale: map[string]bool{}}
+	for name := range out.broken {
+		prev.mu.Lock()
+		v, ok := prev.variants[name]
+		prev.mu.Unlock()
+		if ok {
 			out.variants[name] = v
 			out.stale[name] = true
 		}
 	}
-	return &out
+	return out
 }
 
 // Stale returns the error of a variant served from its last good version

@@ -288,7 +288,7 @@ func (lib *Library) VerbatimRegion(variant, region string) (manifest.Verbatim, e
 		candidates = []string{variant}
 	} else {
 		for _, name := range lib.names {
-			if len(lib.variants[name].manifest.Verbatim) > 0 {
+			if v, _ := lib.lookup(name); v != nil && len(v.manifest.Verbatim) > 0 {
 				candidates = append(candidates, name)
 			}
 		}

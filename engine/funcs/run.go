@@ -22,6 +22,8 @@ type Limits struct {
 // nothing.
 type Run struct {
 	Ctx context.Context
+	// includes is how deeply includes nest at the moment.
+	includes int
 }
 
 // check reports whether the run may go on.

@@ -19,33 +19,40 @@ func templateFuncs(env *Env) []Func {
 	}
 }
 
-// maxIncludeFrames bounds the Go stack an include may start from. Every
-// include starts a new execution, so text/template's own depth limit never
-// sees a template that includes itself; without a bound it would exhaust
-// the stack and end the process. A few hundred nested includes fit.
-const maxIncludeFrames = 16384
+// maxIncludeDepth bounds how deeply includes nest. Every include starts a
+// new execution, so text/template's own depth limit never sees a template
+// that includes itself; without a bound it would exhaust the stack and end
+// the process. No prompt nests templates this deep.
+const maxIncludeDepth = 100
 
 func (env *Env) include(name string, data any) (string, error) {
 	set := env.Templates()
 	if set.Lookup(name) == nil {
 		return "", fmt.Errorf("no template %q; the templates are: %s", name, templateNames(set))
 	}
-	if tooDeep() {
-		return "", fmt.Errorf("include %q: templates include each other too deeply (does one include itself?)", name)
-	}
 	if err := env.check(); err != nil {
 		return "", err
+	}
+	tooDeep := func() error {
+		return fmt.Errorf("include %q: templates include each other too deeply, more than %d levels (does one include itself?)", name, maxIncludeDepth)
+	}
+	if env.Run == nil {
+		// Outside a render there is no count to keep: ask the stack, which
+		// costs more but is only for tools that run templates bare.
+		var pc [1]uintptr
+		if runtime.Callers(maxIncludeDepth*200, pc[:]) > 0 {
+			return "", tooDeep()
+		}
+	} else {
+		if env.Run.includes >= maxIncludeDepth {
+			return "", tooDeep()
+		}
+		env.Run.includes++
+		defer func() { env.Run.includes-- }()
 	}
 	var b bytes.Buffer
 	err := set.ExecuteTemplate(&b, name, data)
 	return b.String(), err
-}
-
-// tooDeep asks for one frame beyond the bound: there is one only when the
-// stack is deeper than it.
-func tooDeep() bool {
-	var pc [1]uintptr
-	return runtime.Callers(maxIncludeFrames, pc[:]) > 0
 }
 
 func templateNames(t *template.Template) string {

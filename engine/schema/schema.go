@@ -16,6 +16,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/pointer"
@@ -29,7 +30,10 @@ const baseURL = "file:///schemas/"
 
 // Set is every schema of a library. It is immutable once loaded.
 type Set struct {
-	byName map[string]*Schema
+	label    string
+	compiler *jsonschema.Compiler
+	mu       sync.Mutex // guards compiling: byName, broken and byLoc grow as schemas are asked for
+	byName   map[string]*Schema
 	broken map[string]error              // schemas that do not load, by name
 	raw    map[string]any                // the documents as written, by file URL
 	docs   map[string]*input.Document    // the same, with their positions
@@ -49,7 +53,7 @@ type Schema struct {
 // Load reads and compiles schemas/*.schema.json; label is where the files
 // are, for error positions.
 func Load(fsys fs.FS, label string) (*Set, error) {
-	set := &Set{byName: map[string]*Schema{}, broken: map[string]error{}, raw: map[string]any{}, order: &input.KeyOrder{},
+	set := &Set{label: label, byName: map[string]*Schema{}, broken: map[string]error{}, raw: map[string]any{}, order: &input.KeyOrder{},
 		byLoc: map[string]*jsonschema.Schema{}, docs: map[string]*input.Document{}}
 	files, _ := fs.Glob(fsys, "schemas/*.schema.json")
 	c := jsonschema.NewCompiler()
@@ -81,30 +85,45 @@ func Load(fsys fs.FS, label string) (*Set, error) {
 			set.broken[nameOf(f)] = problem.Template(file, "invalid schema: %v", err)
 		}
 	}
-	for _, f := range files {
-		name := nameOf(f)
-		if set.broken[name] != nil {
-			continue
-		}
-		url := baseURL + path.Base(f)
-		compiled, err := c.Compile(url)
-		if err != nil {
-			set.broken[name] = (&problem.Error{Kind: problem.KindTemplate, Position: path.Join(label, f),
-				Reason: "schema does not compile: " + strings.ReplaceAll(err.Error(), baseURL, "schemas/"), Err: err}).
-				Hint("the file must be a JSON Schema of draft 2020-12; check the keyword named above")
-			continue
-		}
-		set.index(compiled)
-		sc := &Schema{set: set, name: name, url: url, compiled: compiled}
-		sc.defaults = set.buildDefaults(compiled, map[*jsonschema.Schema]*defaults{})
-		set.byName[name] = sc
-	}
+	set.compiler = c
 	return set, nil
 }
 
-// Get returns the schema of that name (schemas/<name>.schema.json); nil
-// and the error when it does not load; nil and nil when there is none.
-func (s *Set) Get(name string) (*Schema, error) { return s.byName[name], s.broken[name] }
+// Get returns the schema of that name (schemas/<name>.schema.json),
+// compiling it on first use: a command that renders one variant compiles
+// one schema. It returns nil and the error when the schema does not load,
+// nil and nil when there is none.
+func (s *Set) Get(name string) (*Schema, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sc, ok := s.byName[name]; ok || s.broken[name] != nil {
+		return sc, s.broken[name]
+	}
+	url := baseURL + name + ".schema.json"
+	if _, ok := s.raw[url]; !ok {
+		return nil, nil
+	}
+	f := "schemas/" + name + ".schema.json"
+	compiled, err := s.compiler.Compile(url)
+	if err != nil {
+		s.broken[name] = (&problem.Error{Kind: problem.KindTemplate, Position: path.Join(s.label, f),
+			Reason: "schema does not compile: " + strings.ReplaceAll(err.Error(), baseURL, "schemas/"), Err: err}).
+			Hint("the file must be a JSON Schema of draft 2020-12; check the keyword named above")
+		return nil, s.broken[name]
+	}
+	s.index(compiled)
+	sc := &Schema{set: s, name: name, url: url, compiled: compiled}
+	sc.defaults = s.buildDefaults(compiled, map[*jsonschema.Schema]*defaults{})
+	s.byName[name] = sc
+	return sc, nil
+}
+
+// loc is the compiled schema at a location, for explaining violations.
+func (s *Set) loc(key string) *jsonschema.Schema {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byLoc[key]
+}
 
 // Name is the schema's name: schemas/<name>.schema.json.
 func (sc *Schema) Name() string { return sc.name }

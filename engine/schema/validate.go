@@ -66,7 +66,7 @@ func (s *Set) explain(v *jsonschema.ValidationError, doc *input.Document) []*pro
 	at := v.InstanceLocation
 	url, kwPtr, _ := strings.Cut(v.AbsoluteKeywordLocation, "#")
 	keyword := path.Base(kwPtr)
-	holder := s.byLoc[normalLocation(url+"#"+path.Dir(kwPtr))] // the schema holding the keyword
+	holder := s.loc(normalLocation(url + "#" + path.Dir(kwPtr))) // the schema holding the keyword
 	obj, isObj := lookupObject(doc, at)
 	switch keyword {
 	case "required":
@@ -96,7 +96,7 @@ func (s *Set) explain(v *jsonschema.ValidationError, doc *input.Document) []*pro
 		}
 		return out
 	}
-	if self := s.byLoc[normalLocation(v.AbsoluteKeywordLocation)]; self != nil && self.Always != nil && !*self.Always &&
+	if self := s.loc(normalLocation(v.AbsoluteKeywordLocation)); self != nil && self.Always != nil && !*self.Always &&
 		path.Base(path.Dir(kwPtr)) == "properties" {
 		// A property whose schema is false: a field that is not allowed in
 		// this case (a then branch saying "not with this type"). Its own
@@ -131,7 +131,7 @@ func (s *Set) propertyDescription(url, ptr, name string) string {
 		if p == "/" || p == "." {
 			p = ""
 		}
-		if sch := s.byLoc[url+"#"+p]; sch != nil {
+		if sch := s.loc(url + "#" + p); sch != nil {
 			if d := description(sch.Properties[name]); d != "" {
 				return d
 			}
