@@ -5,12 +5,12 @@ import (
 	"io/fs"
 	"log/slog"
 	"maps"
-	"sync"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/problem"

@@ -34,11 +34,11 @@ type Set struct {
 	compiler *jsonschema.Compiler
 	mu       sync.Mutex // guards compiling: byName, broken and byLoc grow as schemas are asked for
 	byName   map[string]*Schema
-	broken map[string]error              // schemas that do not load, by name
-	raw    map[string]any                // the documents as written, by file URL
-	docs   map[string]*input.Document    // the same, with their positions
-	order  *input.KeyOrder               // their key order, kept as long as the set
-	byLoc  map[string]*jsonschema.Schema // every compiled schema by its location
+	broken   map[string]error              // schemas that do not load, by name
+	raw      map[string]any                // the documents as written, by file URL
+	docs     map[string]*input.Document    // the same, with their positions
+	order    *input.KeyOrder               // their key order, kept as long as the set
+	byLoc    map[string]*jsonschema.Schema // every compiled schema by its location
 }
 
 // Schema is one compiled schema of the set: the input of a variant.
