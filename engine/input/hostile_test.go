@@ -127,7 +127,7 @@ func TestStringsMustBeText(t *testing.T) {
 // is written; the bounds themselves are numbers.
 func TestNumbersBeyondInt64AreRefused(t *testing.T) {
 	for _, doc := range []string{`{"s": {"n": 9223372036854775808}}`, `{"s": {"n": -9223372036854775809}}`, `{"s": {"n": 1e19}}`,
-		`{"s": {"n": 1e999}}`, "s:\n  n: 9223372036854775808\n", "s:\n  n: -1.0e+19\n", "s: {n: 99999999999999999999999}\n"} {
+		`{"s": {"n": 1e999}}`, "s:\n  n: 9223372036854775808\n", "s:\n  n: -1.0e+19\n", "s:\n  n: -9223372036854775809\n", "s: {n: 99999999999999999999999}\n"} {
 		_, err := Decode(Input{Name: "in", Data: []byte(doc)}, nil)
 		var e *problem.Error
 		if !errors.As(err, &e) || !errors.Is(err, ErrOutOfRange) || e.Kind != problem.KindInput || e.Field != "/s/n" ||

@@ -242,6 +242,11 @@ func yamlScalar(n *yaml.Node) (any, error) {
 		}
 		return nil, err
 	case "!!float":
+		if digits := strings.TrimLeft(n.Value, "+-"); digits != "" && strings.Trim(digits, "0123456789") == "" {
+			// Written as an integer, resolved as a float: beyond int64,
+			// where a float would round it into range.
+			return nil, outOfRange(n.Value)
+		}
 		var f float64
 		if err := n.Decode(&f); err != nil {
 			return nil, err
