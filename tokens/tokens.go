@@ -1,17 +1,19 @@
 // Package tokens counts the tokens of a prompt with the byte-pair encodings
 // of OpenAI's models, offline: the encodings are compiled into the binary.
 //
-// A count is the length of what tiktoken's EncodeOrdinary returns for the
-// text, exactly, whatever the text: the text is cut into pieces by the
-// encoding's regular expression (words, numbers, runs of punctuation, runs
-// of white space) and each piece is merged byte pair by byte pair, lowest
-// rank first and leftmost first among equal ranks, as tiktoken does. Only
-// the merging differs from tiktoken-go's: that one rescans the whole piece
-// for its lowest rank after every merge, which takes time quadratic in the
-// piece's length (a single 200,000-character word took over a minute),
-// where this one keeps the candidate pairs in a heap, in n log n. The tests
-// compare the two on every golden prompt and on random text, for every
-// encoding.
+// A count is the length of what tiktoken-go's EncodeOrdinary returns for the
+// text, exactly, whatever the text, long pieces included: nothing is cut or
+// estimated, so a count differs from the model's only where tiktoken-go's
+// does (its regular expression engine is not OpenAI's). The text is cut
+// into pieces by the encoding's regular expression (words, numbers, runs of
+// punctuation, runs of white space) and each piece is merged byte pair by
+// byte pair, lowest rank first and leftmost first among equal ranks, as
+// tiktoken does. Only the merging differs from tiktoken-go's: that one
+// rescans the whole piece for its lowest rank after every merge, which
+// takes time quadratic in the piece's length (a single 200,000-character
+// word took over a minute), where this one keeps the candidate pairs in a
+// heap, in n log n. The tests compare the two on every golden prompt and on
+// random text, for every encoding.
 package tokens
 
 import (
