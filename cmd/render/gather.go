@@ -38,7 +38,14 @@ Fields already in the base input win over gathered ones: pass a field to
 pin it. A probe that fails or times out leaves its field out and prints a
 warning on stderr ("render: warning: /field: why"); it never fails the
 command. Gathering is the only step that reads the host and the clock, so a
-saved gathered input renders the same prompt forever.
+saved gathered input renders the same prompt forever. Ctrl-C or SIGTERM
+stops every probe.
+
+DIR is read, never trusted to run anything: only regular files inside it
+are read (no link out of it, no FIFO or device), and git runs there with
+everything a repository's configuration could make it run switched off
+(core.fsmonitor, hooks, filter and diff drivers, pagers, signature checks,
+fetches).
 
 --format applies to --render (text or json, as for render); without it the
 output is always JSON, and --format json writes warnings as JSON lines.`,
