@@ -211,3 +211,25 @@ func FuzzPosition(f *testing.F) {
 		walk(d.Root, nil)
 	})
 }
+
+// TestYAMLAliasesCostTheirSize: nested aliases may expand an input only in
+// proportion to its size. 272 bytes expanded to a million values, 30 MB.
+func TestYAMLAliasesCostTheirSize(t *testing.T) {
+	doc := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+	for i := 'b'; i <= 'f'; i++ {
+		doc += strings.NewReplacer("N", string(i), "P", string(i-1)).Replace("N: &N [*P, *P, *P, *P, *P, *P, *P, *P, *P, *P]\n")
+	}
+	var err error
+	used := allocated(func() { _, err = Decode(Input{Name: "laughs", Data: []byte(doc)}, nil) })
+	if err == nil || !strings.Contains(err.Error(), "expands to more than 10000 values") {
+		t.Errorf("%d bytes: %v", len(doc), err)
+	}
+	if used > 4<<20 {
+		t.Errorf("%d bytes of YAML allocated %d MB", len(doc), used>>20)
+	}
+	// Aliases that repeat what an input holds a few times over are fine.
+	d, err := Decode(Input{Name: "ok", Data: []byte("tools: &t [a, b, c]\nx: *t\ny: *t\nz: [*t, *t, *t]\n")}, nil)
+	if err != nil || len(d.Root) != 4 {
+		t.Errorf("modest aliases: %v", err)
+	}
+}
