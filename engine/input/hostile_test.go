@@ -2,7 +2,9 @@ package input
 
 import (
 	"errors"
+	"math/rand/v2"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -74,9 +76,11 @@ func TestPositionsFollowThePointer(t *testing.T) {
 		"":               "",
 		"no slash":       "",
 	}
-	for ptr, want := range cases {
-		if got := d.Position(ptr); got != want {
-			t.Errorf("%q: %q, want %q", ptr, got, want)
+	for range 3 { // in the map's random orders, with what calls remember
+		for ptr, want := range cases {
+			if got := d.Position(ptr); got != want {
+				t.Errorf("%q: %q, want %q", ptr, got, want)
+			}
 		}
 	}
 }
@@ -194,8 +198,13 @@ func FuzzPosition(f *testing.F) {
 		d.Position(ptr)
 		var walk func(v any, p path)
 		walk = func(v any, p path) {
-			if len(p) > 0 && d.Position(p.pointer()) == "" {
+			got := d.Position(p.pointer())
+			if len(p) > 0 && got == "" {
 				t.Fatalf("%q: no position for %s", doc, p.pointer())
+			}
+			// What one call remembers for the next changes no answer.
+			if fresh := (&Document{Input: d.Input}).Position(p.pointer()); fresh != got {
+				t.Fatalf("%q: %s is at %s, and at %s asked first", doc, p.pointer(), got, fresh)
 			}
 			switch c := v.(type) {
 			case map[string]any:
@@ -231,5 +240,36 @@ func TestYAMLAliasesCostTheirSize(t *testing.T) {
 	d, err := Decode(Input{Name: "ok", Data: []byte("tools: &t [a, b, c]\nx: *t\ny: *t\nz: [*t, *t, *t]\n")}, nil)
 	if err != nil || len(d.Root) != 4 {
 		t.Errorf("modest aliases: %v", err)
+	}
+}
+
+// TestPositionsRememberLargeValues: the ends of large values one call
+// skipped, and the line it reached, serve the next calls, in any order,
+// with the answers of calls that start afresh.
+func TestPositionsRememberLargeValues(t *testing.T) {
+	big := strings.Repeat(`x\"y\\`, 300)
+	doc := "{\n\"a\": \"" + big + "\",\n\"b\": {\"c\": [\"" + big + "\", {\"d\": \"" + big + "\"}, 3],\n \"e\": [" +
+		strings.Repeat(`"`+big+`",`, 3) + "4]},\n\"f\": 5, \"g\": {\"h\": 6}}"
+	d, err := Decode(Input{Name: "big", Data: []byte(doc)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ptrs := []string{"/a", "/b", "/b/c", "/b/c/0", "/b/c/1", "/b/c/1/d", "/b/c/2", "/b/e", "/b/e/3", "/f", "/g/h", "/g/missing", "/zzz", "/b/c/9"}
+	want := map[string]string{}
+	for _, p := range ptrs {
+		want[p] = (&Document{Input: d.Input}).Position(p)
+	}
+	if want["/g/h"] != "big:5:15" || want["/b/e/3"] != "big:4:"+strconv.Itoa(8+3*(len(big)+3)) {
+		t.Fatalf("fresh positions %v", want)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 50 {
+		p := ptrs[rng.IntN(len(ptrs))]
+		if got := d.Position(p); got != want[p] {
+			t.Fatalf("%s: %s, afresh %s", p, got, want[p])
+		}
+	}
+	if len(d.jsonSkips) == 0 {
+		t.Error("no large value was remembered")
 	}
 }

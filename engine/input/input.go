@@ -30,9 +30,12 @@ type Document struct {
 	Root  map[string]any
 	order *KeyOrder
 	held  []map[string]any // every object recorded, kept alive while its entry stands
-	// yamlTree is a YAML input's node tree, parsed on the first Position.
-	yamlTree *yaml.Node
-	maxDepth int
+	// yamlTree is a YAML input's node tree, parsed on the first Position;
+	// jsonSkips the ends of the large values of a JSON input it skipped.
+	yamlTree  *yaml.Node
+	jsonSkips map[int]int
+	lastLine  lineMark // the line of the last offset Position placed
+	maxDepth  int
 }
 
 // Decode reads an object: JSON when the input starts with '{', else YAML.

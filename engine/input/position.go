@@ -21,17 +21,23 @@ import (
 // path: time linear in the input's size and memory linear in the pointer's,
 // whatever the nesting. (An index of every value's pointer costs memory
 // quadratic in the depth: a 20 KB input nested 10,000 levels took 400 MB.)
-// A YAML input is parsed into its node tree on the first call, and that
-// tree kept for the others.
+// The end of each large value a call skips (a 1 MiB prompt beside the
+// path) is remembered, so that the next call, for the next of an error's
+// violations, jumps over it: the calls of one error read the input about
+// once in all, not once each. A YAML input is parsed into its node tree on
+// the first call, and that tree kept for the others.
 func (d *Document) Position(ptr string) string {
 	toks := tokens(ptr)
 	trimmed := bytes.TrimLeft(d.Data, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
-		off, ok := locateJSON(d.Data, len(d.Data)-len(trimmed), toks)
+		if d.jsonSkips == nil {
+			d.jsonSkips = map[int]int{}
+		}
+		off, ok := locateJSON(d.Data, len(d.Data)-len(trimmed), toks, d.jsonSkips)
 		if !ok {
 			return ""
 		}
-		line, col := lineCol(d.Data, off)
+		line, col := d.lineCol(off)
 		return fmt.Sprintf("%s:%d:%d", d.Name, line, col)
 	}
 	if d.yamlTree == nil {
@@ -70,20 +76,48 @@ func arrayIndex(tok string) (int, bool) {
 	return i, err == nil && i >= 0 && strconv.Itoa(i) == tok
 }
 
+// lineCol is the line and column of the byte at off in data.
 func lineCol(data []byte, off int) (int, int) {
-	if off > len(data) {
-		off = len(data)
+	m := lineMark{line: 1, lastNL: -1}.advance(data, min(off, len(data)))
+	return m.line, m.off - m.lastNL
+}
+
+// lineMark is a byte offset with its line, and the offset of the last line
+// break before it (-1 for none).
+type lineMark struct{ off, line, lastNL int }
+
+// advance moves m forward to off, counting line breaks with bytes.Count
+// (SIMD) and looking back for the last one only when there is one.
+func (m lineMark) advance(data []byte, off int) lineMark {
+	seg := data[m.off:off]
+	if n := bytes.Count(seg, []byte("\n")); n > 0 {
+		m.line += n
+		m.lastNL = m.off + bytes.LastIndexByte(seg, '\n')
 	}
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	col := off - bytes.LastIndexByte(data[:off], '\n')
-	return line, col
+	m.off = off
+	return m
+}
+
+// lineCol is lineCol for the document's input, going on from the offset
+// asked for last when off lies after it: an error's positions come mostly
+// in the order of the input, and then cost one reading of it in all.
+func (d *Document) lineCol(off int) (int, int) {
+	off = min(off, len(d.Data))
+	m := lineMark{line: 1, lastNL: -1}
+	if d.lastLine.line > 0 && d.lastLine.off <= off {
+		m = d.lastLine
+	}
+	m = m.advance(d.Data, off)
+	d.lastLine = m
+	return m.line, m.off - m.lastNL
 }
 
 // locateJSON follows toks from the value at start and returns the offset of
 // the deepest value it reached (its key's, for an object's member), and
-// false when it reached none. It reads each byte once at most.
-func locateJSON(data []byte, start int, toks []string) (int, bool) {
-	s := jsonScanner{data: data, pos: start}
+// false when it reached none. It reads each byte once at most; skips holds
+// the ends of large values skipped before, and receives those it skips.
+func locateJSON(data []byte, start int, toks []string, skips map[int]int) (int, bool) {
+	s := jsonScanner{data: data, pos: start, skips: skips}
 	off, found := 0, false
 	for _, tok := range toks {
 		s.skipSpace()
@@ -110,9 +144,15 @@ func locateJSON(data []byte, start int, toks []string) (int, bool) {
 // The input was decoded before, so it is valid, but the scanner stops
 // without harm where it is not.
 type jsonScanner struct {
-	data []byte
-	pos  int
+	data  []byte
+	pos   int
+	skips map[int]int // start → end of the values of skipLarge bytes or more skipped so far
 }
+
+// skipLarge is the size from which a skipped value's end is remembered:
+// large enough that the entries are few (a byte in 512 of the input at
+// most), small enough that what is read again is little.
+const skipLarge = 512
 
 func (s *jsonScanner) skipSpace() {
 	for s.pos < len(s.data) {
@@ -191,23 +231,33 @@ func (s *jsonScanner) element(tok string) (int, bool) {
 	}
 }
 
+func (s *jsonScanner) skipString() bool {
+	_, _, ok := s.string()
+	return ok
+}
+
 // string reads the quoted string at s.pos and returns its body, raw, and
-// whether it holds escapes.
+// whether it holds escapes. It looks for quotes only, and counts the
+// backslashes before one: a 1 MiB prompt is skipped at memchr's speed.
 func (s *jsonScanner) string() (body []byte, escaped, ok bool) {
 	start := s.pos + 1
 	for i := start; i < len(s.data); {
-		j := bytes.IndexAny(s.data[i:], `"\`)
+		j := bytes.IndexByte(s.data[i:], '"')
 		if j < 0 {
 			return nil, false, false
 		}
 		i += j
-		if s.data[i] == '\\' {
-			escaped = true
-			i += 2
+		backslashes := 0
+		for k := i - 1; k >= start && s.data[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 1 { // an escaped quote
+			i++
 			continue
 		}
 		s.pos = i + 1
-		return s.data[start:i], escaped, true
+		body = s.data[start:i]
+		return body, bytes.IndexByte(body, '\\') >= 0, true
 	}
 	return nil, false, false
 }
@@ -215,12 +265,31 @@ func (s *jsonScanner) string() (body []byte, escaped, ok bool) {
 // skipValue moves s past the value at s.pos, however deep, with a counter
 // of open brackets rather than recursion.
 func (s *jsonScanner) skipValue() bool {
+	start := s.pos
+	if end, ok := s.skips[start]; ok {
+		s.pos = end
+		return true
+	}
+	if !s.skipValueOnce() {
+		return false
+	}
+	if s.skips != nil && s.pos-start >= skipLarge {
+		s.skips[start] = s.pos
+	}
+	return true
+}
+
+func (s *jsonScanner) skipValueOnce() bool {
 	depth := 0
 	for s.pos < len(s.data) {
 		switch c := s.data[s.pos]; c {
 		case '"':
-			if _, _, ok := s.string(); !ok {
+			if end, ok := s.skips[s.pos]; ok { // a large string inside a value
+				s.pos = end
+			} else if start := s.pos; !s.skipString() {
 				return false
+			} else if s.skips != nil && s.pos-start >= skipLarge {
+				s.skips[start] = s.pos
 			}
 		case '{', '[':
 			depth++
