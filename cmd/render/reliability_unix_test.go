@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // buildRender builds the command into a temporary folder, for tests that
@@ -172,5 +174,63 @@ func TestInputFromDevZero(t *testing.T) {
 	r := runCLI(t, "", "delegation", "-i", "/dev/zero", "--max-input", "1048576")
 	if r.code != 2 || !strings.Contains(r.stderr, "/dev/zero: /: the input is over the limit of 1 MiB; reading stopped there") {
 		t.Errorf("exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestGatherStopsOnSIGTERM: render gather, waiting on a probe that would
+// run for ten minutes and on an AGENTS.md that is a FIFO, ends when it is
+// sent SIGTERM, killing the probe's processes, and exits non-zero.
+func TestGatherStopsOnSIGTERM(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	bin := buildRender(t)
+	lib := hostLibrary(t)
+	manifest := filepath.Join(lib, "templates", "host", "prompt.yaml")
+	b, _ := os.ReadFile(manifest)
+	os.WriteFile(manifest, bytes.Replace(b, []byte("timeout: 200ms"), []byte("timeout: 10m"), 1), 0o644)
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "AGENTS.md"), 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	started := filepath.Join(t.TempDir(), "started")
+	bdDir := t.TempDir()
+	os.WriteFile(filepath.Join(bdDir, "bd"), []byte("#!/bin/sh\necho $$ > "+started+".tmp\nmv "+started+".tmp "+started+"\nexec sleep 600\n"), 0o755)
+	cmd := exec.Command(bin, "gather", "host", "--templates", lib, "--dir", dir)
+	cmd.Env = append(os.Environ(), "PATH="+bdDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("gather ended before its probe started: %v\n%s", err, stderr.String())
+		default:
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || !strings.Contains(stderr.String(), "interrupted") {
+			t.Errorf("exit %v, stderr %s", err, stderr.String())
+		}
+		pid, _ := os.ReadFile(started)
+		if n, err := strconv.Atoi(strings.TrimSpace(string(pid))); err != nil || syscall.Kill(n, 0) != syscall.ESRCH {
+			t.Errorf("the probe's process %q was left running (%v)", pid, err)
+			if err == nil {
+				syscall.Kill(n, syscall.SIGKILL)
+			}
+		}
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("render gather did not stop on SIGTERM\n%s", stderr.String())
 	}
 }
