@@ -1,0 +1,5 @@
+//go:build !race
+
+package promptsmith_test
+
+const raceDetector = false

@@ -1,0 +1,7 @@
+//go:build race
+
+package promptsmith_test
+
+// raceDetector says the tests run under the race detector, where counting
+// tokens is many times slower.
+const raceDetector = true
