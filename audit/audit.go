@@ -22,6 +22,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -39,7 +40,11 @@ type Store struct {
 	be       backend
 	where    string // the file, or the URL without its password: what errors name
 	readOnly bool
-	now      func() time.Time // the time a record is made: audit metadata, never prompt text
+	// budget says that the schema has prompts.budget (budgetVersion). Only a
+	// read-only store of an earlier version lacks it; it reads every
+	// budget as none.
+	budget bool
+	now    func() time.Time // the time a record is made: audit metadata, never prompt text
 }
 
 // backend is what differs between SQLite and PostgreSQL: opening, the
@@ -52,8 +57,9 @@ type backend interface {
 	// migrate brings the schema up to date, one version at a time, each
 	// recorded in schema_migrations; stores opening at once do not race.
 	migrate(ctx context.Context, db *sql.DB) error
-	// check verifies, without writing, that the schema is the current one.
-	check(ctx context.Context, db *sql.DB) error
+	// check verifies, without writing, that the schema can be read (see
+	// checkCurrent), and returns the versions it has.
+	check(ctx context.Context, db *sql.DB) (map[int]bool, error)
 	// write stores a record in one transaction: idempotent, and safe
 	// against concurrent writers of the same prompts.
 	write(ctx context.Context, db *sql.DB, rec *record) error
@@ -70,7 +76,10 @@ func Open(target string) (*Store, error) { return open(target, false) }
 
 // OpenReadOnly opens an existing audit store for reading only: it creates
 // nothing, changes nothing, and fails, naming target, when there is no
-// audit store there.
+// audit store there. A store an earlier version of this package wrote is
+// read as it is, without upgrading it, when what it lacks reads as empty
+// (budget reports, which it never recorded); otherwise the error says to
+// open it with Open once.
 func OpenReadOnly(target string) (*Store, error) { return open(target, true) }
 
 // IsURL reports whether target names a PostgreSQL database rather than a file.
@@ -95,10 +104,13 @@ func open(target string, readOnly bool) (*Store, error) {
 		return nil, err
 	}
 	ctx := context.Background()
+	applied := map[int]bool{}
 	if readOnly {
-		err = be.check(ctx, db)
-	} else {
-		err = be.migrate(ctx, db)
+		applied, err = be.check(ctx, db)
+	} else if err = be.migrate(ctx, db); err == nil {
+		for _, m := range migrations() {
+			applied[m.version] = true
+		}
 	}
 	if err != nil {
 		db.Close()
@@ -111,7 +123,7 @@ func open(target string, readOnly bool) (*Store, error) {
 		}
 		return nil, &Error{Path: where, Reason: "cannot open the audit store: " + err.Error(), Err: err, Hints: openHints(target)}
 	}
-	return &Store{db: db, be: be, where: where, readOnly: readOnly, now: time.Now}, nil
+	return &Store{db: db, be: be, where: where, readOnly: readOnly, budget: applied[budgetVersion], now: time.Now}, nil
 }
 
 func openHints(target string) []string {
@@ -142,14 +154,17 @@ type record struct {
 	variant string
 	prov    engine.Provenance
 	ids     [][2]string // name, value; sorted
+	budget  string      // the JSON of res.Budget; '' for a render without one
 	when    string
 }
 
-// Record stores a rendered prompt with its ids and provenance, and every
-// prompt it embeds verbatim, to any depth, each as its own bytes and
+// Record stores a rendered prompt with its ids, provenance and budget
+// report (res.Budget, for a render fitted to a number of tokens), and
+// every prompt it embeds verbatim, to any depth, each as its own bytes and
 // references (see the package comment). It returns the prompt's address.
 // Recording the same prompt again, from this Store or another on the same
-// database, stores nothing new.
+// database, stores nothing new: its ids are added, and its variant,
+// provenance and budget stay what its first record said.
 //
 // Cost: O(n) in the length n of res.Text, however deep its regions nest:
 // the text is scanned and hashed once before the transaction starts, and
@@ -178,6 +193,13 @@ func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 	for _, name := range slices.Sorted(maps.Keys(res.IDs)) {
 		rec.ids = append(rec.ids, [2]string{name, res.IDs[name]})
 	}
+	if res.Budget != nil {
+		b, err := json.Marshal(res.Budget)
+		if err != nil {
+			return "", &Error{Path: s.where, Reason: "cannot record the prompt's budget report: " + err.Error(), Err: err}
+		}
+		rec.budget = string(b)
+	}
 	if err := s.be.write(context.Background(), s.db, rec); err != nil {
 		return "", &Error{Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
 	}
@@ -193,7 +215,13 @@ type Entry struct {
 	Provenance engine.Provenance `json:"provenance,omitzero"` // the library that rendered it, when it was recorded itself
 	Size       int64             `json:"size"`                // the length of its text in bytes
 	Recorded   string            `json:"recorded"`
-	Text       string            `json:"text,omitempty"`
+	// Budget says how the render recorded was fitted to a number of
+	// tokens (engine.FitTokens): nil for a render without a budget, for a
+	// prompt known only as embedded, and for one recorded before the store
+	// kept budgets. Its cuts' unit, kind and sizes are kept, not the
+	// engine's internal step counts.
+	Budget *engine.BudgetReport `json:"budget,omitempty"`
+	Text   string               `json:"text,omitempty"`
 }
 
 // ErrNotFound is wrapped by the error for a hash or id the store does not hold.
@@ -381,7 +409,11 @@ func (s *Store) load(hash string, withBytes bool) (*tree, error) {
 	}
 	defer done()
 	t := &tree{parts: map[string][]part{}, meta: map[string]*Entry{}}
-	rows, err := db.QueryContext(ctx, s.be.rebind(s.subtree()+`SELECT hash, sha256, size, variant, library, library_short, variant_hash, version, recorded
+	budgetCol := "budget"
+	if !s.budget {
+		budgetCol = "''"
+	}
+	rows, err := db.QueryContext(ctx, s.be.rebind(s.subtree()+`SELECT hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, `+budgetCol+`
 		FROM prompts WHERE hash IN (SELECT h FROM tree)`), hash)
 	if err != nil {
 		return nil, s.readError(err)
@@ -389,9 +421,17 @@ func (s *Store) load(hash string, withBytes bool) (*tree, error) {
 	for rows.Next() {
 		e := &Entry{}
 		p := &e.Provenance
-		if err := rows.Scan(&e.Hash, &e.SHA256, &e.Size, &e.Variant, &p.Library, &p.Short, &p.Variant, &p.Version, &e.Recorded); err != nil {
+		var budget string
+		if err := rows.Scan(&e.Hash, &e.SHA256, &e.Size, &e.Variant, &p.Library, &p.Short, &p.Variant, &p.Version, &e.Recorded, &budget); err != nil {
 			rows.Close()
 			return nil, s.readError(err)
+		}
+		if budget != "" {
+			e.Budget = &engine.BudgetReport{}
+			if err := json.Unmarshal([]byte(budget), e.Budget); err != nil {
+				rows.Close()
+				return nil, s.readError(fmt.Errorf("prompt %s: its budget is not a budget report: %w", e.Hash, err))
+			}
 		}
 		t.meta[e.Hash] = e
 	}
@@ -458,15 +498,16 @@ func (e Entry) String() string {
 // meta is what a record stores about one of its prompts beyond its bytes:
 // everything for the prompt recorded, only the SHA-256 for a prompt it
 // embeds that embeds nothing itself (the others' would cost a pass over
-// their whole text each).
+// their whole text each). The budget report is the recorded render's: a
+// prompt it embeds was fitted, if at all, by a render of its own.
 type meta struct {
-	sha256, variant string
-	prov            engine.Provenance
+	sha256, variant, budget string
+	prov                    engine.Provenance
 }
 
 func (r *record) meta(n *node) meta {
 	if n == r.top {
-		return meta{sha256: r.sha256, variant: r.variant, prov: r.prov}
+		return meta{sha256: r.sha256, variant: r.variant, budget: r.budget, prov: r.prov}
 	}
 	return meta{sha256: n.sha256}
 }
@@ -482,10 +523,10 @@ func (n *node) kid(i int) (child, region string) {
 // updateTop gives a prompt stored before only as embedded in another the
 // metadata of its own record. A prompt recorded itself keeps what its first
 // record said.
-const updateTop = `UPDATE prompts SET sha256 = ?, variant = ?, library = ?, library_short = ?, variant_hash = ?, version = ?
+const updateTop = `UPDATE prompts SET sha256 = ?, variant = ?, library = ?, library_short = ?, variant_hash = ?, version = ?, budget = ?
 	WHERE hash = ? AND variant = ''`
 
 func (r *record) updateArgs() []any {
 	p := r.prov
-	return []any{r.sha256, r.variant, p.Library, p.Short, p.Variant, p.Version, r.top.hash}
+	return []any{r.sha256, r.variant, p.Library, p.Short, p.Variant, p.Version, r.budget, r.top.hash}
 }

@@ -329,10 +329,13 @@ func TestMigrations(t *testing.T) {
 		if n := count(t, db, `SELECT count(*) FROM schema_migrations WHERE version = 1`); n != 1 {
 			t.Errorf("version 1 recorded %d times", n)
 		}
+		if n := count(t, db, `SELECT count(*) FROM schema_migrations WHERE version = 2`); n != 1 {
+			t.Errorf("version 2 recorded %d times", n)
+		}
 		s := open(t, b.target) // opening again applies nothing
 		s.Close()
-		if n := count(t, db, `SELECT count(*) FROM schema_migrations`); n != 1 {
-			t.Errorf("%d migrations recorded", n)
+		if n := count(t, db, `SELECT count(*) FROM schema_migrations`); n != 2 {
+			t.Errorf("%d migrations recorded, want versions 1 and 2", n)
 		}
 	})
 }
@@ -415,6 +418,16 @@ func TestChainOrder(t *testing.T) {
 func TestRowsOnlyUser(t *testing.T) {
 	b := postgresBackend(t)
 	open(t, b.target).Close() // creates the tables
+	store := open(t, rowsOnlyUser(t, b))
+	if _, err := store.Record(delegation(t), delegate(t, "# Root\n", "t")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rowsOnlyUser returns the URL of b as a new role that may read and write
+// the rows of the tables b has, and neither create nor alter tables.
+func rowsOnlyUser(t *testing.T, b backend) string {
+	t.Helper()
 	admin := b.db(t)
 	role := "audit_writer_" + strings.TrimPrefix(schemaOf(t, b.target), "audit_test_")
 	if _, err := admin.Exec(`CREATE ROLE ` + role + ` LOGIN`); err != nil {
@@ -435,10 +448,7 @@ func TestRowsOnlyUser(t *testing.T) {
 	}
 	u, _ := url.Parse(b.target)
 	u.User = url.User(role)
-	store := open(t, u.String())
-	if _, err := store.Record(delegation(t), delegate(t, "# Root\n", "t")); err != nil {
-		t.Fatal(err)
-	}
+	return u.String()
 }
 
 func schemaOf(t *testing.T, target string) string {

@@ -15,6 +15,10 @@ type migration struct {
 	description string
 	sqlite      string
 	postgres    string
+	// readsWithout says that a store lacking this version can still be
+	// read, what it adds reading as empty: a read-only store, which may
+	// not migrate, opens such a store rather than refusing it.
+	readsWithout bool
 }
 
 // migrations lists every version of the schema. Append; never edit one
@@ -83,8 +87,20 @@ CREATE TABLE ids (
 CREATE INDEX ids_value ON ids(value);
 CREATE INDEX ids_hash ON ids(hash);
 `,
+	}, {
+		version:     budgetVersion,
+		description: "budget: how a recorded prompt was fitted to a number of tokens",
+		// The JSON of the render's engine.BudgetReport, on the prompt
+		// recorded itself; '' when the render had no budget, for a prompt
+		// known only as embedded, and for one recorded before this version.
+		sqlite:       `ALTER TABLE prompts ADD COLUMN budget TEXT NOT NULL DEFAULT ''`,
+		postgres:     `ALTER TABLE prompts ADD COLUMN budget TEXT NOT NULL DEFAULT ''`,
+		readsWithout: true,
 	}}
 }
+
+// budgetVersion is the version that adds prompts.budget.
+const budgetVersion = 2
 
 const createMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
 	version     INTEGER PRIMARY KEY,
@@ -115,7 +131,11 @@ func applyMigrations(ctx context.Context, tx *sql.Tx, be backend, dialect func(m
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, dialect(m)); err != nil {
-			return fmt.Errorf("schema version %d (%s): %w", m.version, m.description, err)
+			err = fmt.Errorf("schema version %d (%s): %w", m.version, m.description, err)
+			if len(applied) > 0 { // a store that exists, written by an earlier version
+				return &Error{Reason: "cannot upgrade the audit store to " + err.Error(), Err: err, Hints: upgradeHints(m)}
+			}
+			return err
 		}
 		if _, err := tx.ExecContext(ctx, be.rebind(`INSERT INTO schema_migrations(version, description, applied) VALUES(?, ?, ?)`),
 			m.version, m.description, time.Now().UTC().Format(time.RFC3339)); err != nil {
@@ -123,6 +143,16 @@ func applyMigrations(ctx context.Context, tx *sql.Tx, be backend, dialect func(m
 		}
 	}
 	return nil
+}
+
+// upgradeHints say what to do when a store cannot be upgraded to m, most
+// often because the user recording may write rows but not alter tables.
+func upgradeHints(m migration) []string {
+	hints := []string{"open it once for recording as a user that may alter its tables (for PostgreSQL, their owner): that upgrades it, and then any user that may write rows records as before"}
+	if m.readsWithout {
+		hints = append(hints, "render audit show and render audit chain read it as it is, without upgrading it")
+	}
+	return hints
 }
 
 type querier interface {
@@ -158,23 +188,25 @@ func checkNewer(applied map[int]bool, all []migration) error {
 	return nil
 }
 
-// checkCurrent verifies, without writing, that every migration has been
-// applied: what a read-only store needs.
-func checkCurrent(ctx context.Context, q querier, where string) error {
+// checkCurrent verifies, without writing, that the store can be read as it
+// is: every migration has been applied, or lacks only versions that reads
+// can do without (see migration.readsWithout). It returns the versions
+// applied, for the store's queries to read only what the schema has.
+func checkCurrent(ctx context.Context, q querier, where string) (map[int]bool, error) {
 	applied, err := appliedVersions(ctx, q)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	all := migrations()
 	if err := checkNewer(applied, all); err != nil {
 		err.(*Error).Path = where
-		return err
+		return nil, err
 	}
 	for _, m := range all {
-		if !applied[m.version] {
-			return &Error{Path: where, Reason: fmt.Sprintf("the audit store lacks schema version %d (%s) and is opened read-only", m.version, m.description),
+		if !applied[m.version] && !m.readsWithout {
+			return nil, &Error{Path: where, Reason: fmt.Sprintf("the audit store lacks schema version %d (%s) and is opened read-only", m.version, m.description),
 				Hints: []string{"record one render with --audit pointing at it (that upgrades it), then read again"}}
 		}
 	}
-	return nil
+	return applied, nil
 }

@@ -116,13 +116,13 @@ func (postgresBackend) haveMigrations(ctx context.Context, q querier) (bool, err
 	return exists, err
 }
 
-func (b postgresBackend) check(ctx context.Context, db *sql.DB) error {
+func (b postgresBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, error) {
 	exists, err := b.haveMigrations(ctx, db)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !exists {
-		return &Error{Path: b.where, Reason: "no audit store in this database (it has no schema_migrations table)", Err: ErrNoStore,
+		return nil, &Error{Path: b.where, Reason: "no audit store in this database (it has no schema_migrations table)", Err: ErrNoStore,
 			Hints: []string{"record a render with --audit and this URL first; reading never creates tables"}}
 	}
 	return checkCurrent(ctx, db, b.where)
@@ -144,19 +144,19 @@ func (postgresBackend) write(ctx context.Context, db *sql.DB, rec *record) error
 	}
 	defer tx.Rollback()
 	n := len(rec.nodes)
-	hash, sha, variant, lib, short, vhash, version, when := make([]string, n), make([]string, n), make([]string, n),
-		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	hash, sha, variant, lib, short, vhash, version, when, budget := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	size := make([]int64, n)
 	byHash := make(map[string]*node, n)
 	for i, nd := range rec.nodes {
 		m := rec.meta(nd)
 		hash[i], sha[i], size[i], variant[i], when[i] = nd.hash, m.sha256, nd.size, m.variant, rec.when
-		lib[i], short[i], vhash[i], version[i] = m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version
+		lib[i], short[i], vhash[i], version[i], budget[i] = m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version, m.budget
 		byHash[nd.hash] = nd
 	}
-	rows, err := tx.QueryContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-		ON CONFLICT (hash) DO NOTHING RETURNING hash`, hash, sha, size, variant, lib, short, vhash, version, when)
+	rows, err := tx.QueryContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+		ON CONFLICT (hash) DO NOTHING RETURNING hash`, hash, sha, size, variant, lib, short, vhash, version, when, budget)
 	if err != nil {
 		return err
 	}

@@ -147,16 +147,16 @@ func walMode(ctx context.Context, db *sql.DB) error {
 	}
 }
 
-func (b sqliteBackend) check(ctx context.Context, db *sql.DB) error {
+func (b sqliteBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, error) {
 	if err := b.legacy(ctx, db); err != nil {
-		return err
+		return nil, err
 	}
 	have, err := b.haveMigrations(ctx, db)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !have {
-		return &Error{Path: b.path, Reason: "is not an audit database (it has no schema_migrations table)", Err: ErrNoStore,
+		return nil, &Error{Path: b.path, Reason: "is not an audit database (it has no schema_migrations table)", Err: ErrNoStore,
 			Hints: []string{"name the file that render --audit wrote"}}
 	}
 	return checkCurrent(ctx, db, b.path)
@@ -172,8 +172,8 @@ func (sqliteBackend) write(ctx context.Context, db *sql.DB, rec *record) error {
 		return err
 	}
 	defer tx.Rollback()
-	insPrompt, err := tx.PrepareContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING`)
+	insPrompt, err := tx.PrepareContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING`)
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func (sqliteBackend) write(ctx context.Context, db *sql.DB, rec *record) error {
 	topNew := false
 	for _, n := range rec.nodes {
 		m := rec.meta(n)
-		r, err := insPrompt.ExecContext(ctx, n.hash, m.sha256, n.size, m.variant, m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version, rec.when)
+		r, err := insPrompt.ExecContext(ctx, n.hash, m.sha256, n.size, m.variant, m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version, rec.when, m.budget)
 		if err != nil {
 			return err
 		}
