@@ -86,7 +86,11 @@ a prompt's text.`,
 	show := &cobra.Command{
 		Use:   "show <hash|id>",
 		Short: "Print a stored prompt exactly as it was rendered",
-		Args:  cobra.ExactArgs(1),
+		Long: `show prints a stored prompt exactly as it was rendered, byte for byte.
+--format json gives it as an entry: hash, SHA-256, variant, ids, provenance,
+size, the time it was recorded, its text, and, for a render fitted to a budget
+(--max-tokens), the budget report: what was cut and the tokens that saved.`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return lookup(args[0], a.printPrompt)
 		},

@@ -8,10 +8,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx", to make a schema for the test
+	"github.com/promptsmith/promptsmith/audit"
 )
 
 // TestAuditReadsNeverCreate: audit show and audit chain on a file that does
@@ -33,7 +35,9 @@ func TestAuditReadsNeverCreate(t *testing.T) {
 // recorded prompt, show --format json carries the provenance, and show
 // prints the prompt exactly as it was rendered.
 func TestAuditProvenance(t *testing.T) {
-	auditRoundTrip(t, filepath.Join(t.TempDir(), "audit.db"))
+	target := filepath.Join(t.TempDir(), "audit.db")
+	auditRoundTrip(t, target)
+	auditBudget(t, target)
 }
 
 // TestAuditPostgres: the same against PostgreSQL, when the tests have one
@@ -68,6 +72,7 @@ func TestAuditPostgres(t *testing.T) {
 		t.Fatalf("reading an empty database: exit %d\n%s", r2.code, r2.stderr)
 	}
 	auditRoundTrip(t, u.String())
+	auditBudget(t, u.String())
 }
 
 func auditRoundTrip(t *testing.T, target string) {
@@ -119,6 +124,9 @@ func auditRoundTrip(t *testing.T, target string) {
 	if e.Text != res.Text {
 		t.Error("show json: the text differs from the render's")
 	}
+	if strings.Contains(r.stdout, `"budget"`) {
+		t.Errorf("show json: a render without a budget shows one: %.300s", r.stdout)
+	}
 	r = runCLI(t, "", "audit", "show", id, "--audit", target)
 	if r.code != 0 || r.stdout != res.Text {
 		t.Errorf("show prints the prompt exactly: exit %d %s", r.code, r.stderr)
@@ -127,4 +135,63 @@ func auditRoundTrip(t *testing.T, target string) {
 	if r.code != 0 || r.stdout != res.Text {
 		t.Errorf("show by a prefix of the text's SHA-256: exit %d %s", r.code, r.stderr)
 	}
+}
+
+// auditBudget: a render fitted to a budget is recorded with its budget
+// report, which show --format json gives back as the render said it; show
+// still prints the prompt byte for byte.
+func auditBudget(t *testing.T, target string) {
+	t.Helper()
+	r := runCLI(t, "", "space", "--example", "crowded", "--max-tokens", "1000", "--tokens", "o200k_base", "--audit", target, "--format", "json")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	var res struct {
+		Text   string
+		Budget json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || len(res.Budget) == 0 {
+		t.Fatalf("render: %v %.300s", err, r.stdout)
+	}
+	var want struct {
+		MaxTokens int `json:"max_tokens"`
+		Cuts      []json.RawMessage
+	}
+	if err := json.Unmarshal(res.Budget, &want); err != nil || want.MaxTokens != 1000 || len(want.Cuts) == 0 {
+		t.Fatalf("the render cut nothing: %v %s", err, res.Budget)
+	}
+	key := audit.Hash(res.Text)[:16]
+
+	r = runCLI(t, "", "audit", "show", key, "--audit", target, "--format", "json")
+	var e struct {
+		Variant, Text string
+		Budget        json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &e); r.code != 0 || err != nil {
+		t.Fatalf("show json: exit %d %v\n%s", r.code, err, r.stderr)
+	}
+	if e.Variant != "space" || e.Text != res.Text {
+		t.Errorf("show json: variant %q, or the text differs from the render's", e.Variant)
+	}
+	if !sameJSON(t, e.Budget, res.Budget) {
+		t.Errorf("show json: budget\n%s\nwant the render's\n%s", e.Budget, res.Budget)
+	}
+
+	r = runCLI(t, "", "audit", "show", key, "--audit", target)
+	if r.code != 0 || r.stdout != res.Text {
+		t.Errorf("show prints the budgeted prompt exactly: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// sameJSON reports whether two JSON texts hold the same value.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("%v: %s", err, a)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return reflect.DeepEqual(x, y)
 }
