@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -135,7 +136,10 @@ type schemaBuilder struct {
 }
 
 func newSchemaBuilder() *schemaBuilder {
-	return &schemaBuilder{components: map[string]any{}, names: componentNames(), descriptions: descriptions()}
+	b := &schemaBuilder{components: map[string]any{}, names: componentNames(), descriptions: descriptions()}
+	maps.Copy(b.names, previewComponents())
+	maps.Copy(b.descriptions, previewDescriptions())
+	return b
 }
 
 func ref(name string) map[string]any { return map[string]any{"$ref": "#/components/schemas/" + name} }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/tokens"
 )
 
 // document builds the OpenAPI 3.1 document of the API as this server
@@ -22,6 +23,9 @@ func (s *Server) document(lib *engine.Library) ([]byte, error) {
 	}
 	paths := map[string]any{}
 	for _, rt := range s.routes {
+		if !s.offers(rt.path) {
+			continue
+		}
 		path := strings.TrimSuffix(rt.path, "{$}")
 		if path == "" {
 			path = "/"
@@ -206,6 +210,13 @@ func (d *docBuilder) operation(method, path string, inputs []any) (map[string]an
 			"application/yaml": map[string]any{"schema": map[string]any{"anyOf": inputs}},
 		},
 	}
+	maxTokens := map[string]any{"name": "max_tokens", "in": "query",
+		"description": "Fit the prompt to this many tokens, cutting what the variant's budget allows, lowest priority first (result.budget says what was cut); " +
+			"a prompt that cannot fit answers 422.",
+		"schema": map[string]any{"type": "integer", "minimum": 1}}
+	tokensParam := map[string]any{"name": "tokens", "in": "query",
+		"description": "The encoding to count tokens with, the prompt's and each section's; max_tokens counts with it (the server's --tokens by default).",
+		"schema":      map[string]any{"type": "string", "enum": tokens.Encodings}}
 	op := map[string]any{}
 	responses := map[string]any{}
 	switch method + " " + path {
@@ -224,15 +235,48 @@ func (d *docBuilder) operation(method, path string, inputs []any) (map[string]an
 			"description": "An example's name (GET /v1/variants lists them).", "schema": map[string]any{"type": "string"}}}
 		responses["200"] = response("The example input.", content("text/plain", map[string]any{"type": "string"}))
 		responses["404"] = responseRef("NotFound")
-	case "POST /v1/render/{variant}", "POST /v1/check/{variant}":
+	case "GET /v1/variants/{variant}/examples/{example}/golden":
+		op["summary"] = "An example's prompt as rendered now, beside its golden file in the working copy"
+		op["description"] = "Renders the example (fitted to max_tokens, as a render is) and compares the prompt with testdata/golden/<variant>/<example>.md " +
+			"of the working copy, or with the file of the manifest's budget_examples entry for that budget, as render test does. " +
+			"Listed only when the server serves a working copy that has a testdata/golden folder."
+		op["parameters"] = []any{variant, map[string]any{"name": "example", "in": "path", "required": true,
+			"description": "An example's name (GET /v1/variants lists them).", "schema": map[string]any{"type": "string"}}, maxTokens, tokensParam}
+		responses["200"] = response("The comparison.", content("application/json", of(goldenReport{})))
+		responses["400"] = responseRef("BadRequest")
+		responses["404"] = response("No such variant, example or golden file for that budget.", content("application/json", of(errorBody{})))
+		responses["422"] = response("The example does not render, or its prompt fails a check.", content("application/json", of(errorBody{})))
+		responses["500"] = responseRef("Internal")
+		responses["503"] = responseRef("Unavailable")
+	case "GET /v1/variants/{variant}/lint":
+		op["summary"] = "What render lint finds in a variant"
+		op["description"] = "The static checks of render lint (every field every template reads, in every branch, against the schema; includes; " +
+			"the schema's defaults, examples and descriptions) and, for a working copy, every example rendered, checked and compared with its golden file. " +
+			"A variant that does not load, or is served from its last good version, is one finding per problem of its error."
 		op["parameters"] = []any{variant}
+		responses["200"] = response("The findings.", content("application/json", of(lintReport{})))
+		responses["404"] = responseRef("NotFound")
+		responses["500"] = responseRef("Internal")
+		responses["503"] = responseRef("Unavailable")
+	case "GET /v1/events":
+		op["summary"] = "Server-sent events: a library swapped in, or a reload that failed"
+		op["description"] = "A text/event-stream that render serve --templates DIR --watch keeps open: an event named library at once, " +
+			"then one each time the server swaps in the working copy or fails to reload it, each with the state's number as its id " +
+			"and a LibraryStatus as its JSON data (components.schemas.LibraryStatus). A client that reconnects with Last-Event-ID " +
+			"gets no event for the state it has seen. Listed only when the server watches its library; at most --max-event-streams are open at once."
+		of(libraryStatus{}) // in components.schemas, for the events' data
+		responses["200"] = response("The stream, until the client leaves or the server stops.", content("text/event-stream",
+			map[string]any{"type": "string", "description": "Events \"id: N\\nevent: library\\ndata: <LibraryStatus>\\n\\n\" and keep-alive comments."}))
+		responses["503"] = responseRef("Unavailable")
+	case "POST /v1/render/{variant}", "POST /v1/check/{variant}":
+		op["parameters"] = []any{variant, maxTokens, tokensParam}
 		op["requestBody"] = inputBody
 		if strings.HasPrefix(path, "/v1/render/") {
 			op["summary"] = "Render a prompt"
 			op["description"] = "Decode, validate, render and check the input; with an audit store, record the prompt before answering."
 			responses["200"] = response("The prompt and its metadata.", content("application/json", of(engine.Result{})), provenance...)
 			responses["422"] = response("The input is malformed or breaks the schema or a rule (ErrorBody, error.field and error.position say where), "+
-				"or the prompt failed a check (CheckFailure: error.also names each failed check and its section; result is the prompt).",
+				"or cannot fit max_tokens (ErrorBody), or the prompt failed a check (CheckFailure: error.also names each failed check and its section; result is the prompt).",
 				content("application/json", map[string]any{"oneOf": []any{of(errorBody{}), of(checkFailure{})}}), provenance...)
 		} else {
 			op["summary"] = "Render a prompt and report its checks only"

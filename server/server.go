@@ -6,11 +6,14 @@
 //	GET  /v1/variants                                 the variants, their descriptions and examples
 //	GET  /v1/variants/{variant}/schema                the JSON Schema of a variant's input
 //	GET  /v1/variants/{variant}/examples/{example}    an example input, as written
-//	POST /v1/render/{variant}                         body: the input (JSON or YAML) → the Result
+//	GET  /v1/variants/{variant}/examples/{example}/golden  the example's prompt beside its golden file (a working copy)
+//	GET  /v1/variants/{variant}/lint                  what render lint finds in a variant
+//	POST /v1/render/{variant}?max_tokens=N&tokens=ENC body: the input (JSON or YAML) → the Result
 //	POST /v1/check/{variant}                          body: the input → {variant, ok, checks, ids, provenance}
 //	POST /v1/extract?depth=N&variant=V                body: a rendered prompt → {depth, region, text}
 //	GET  /v1/version                                  the program's version and the library's hash
 //	GET  /v1/openapi.json                             the OpenAPI document
+//	GET  /v1/events                                   server-sent events: the library swapped in or failed (StreamEvents)
 //	GET  /metrics                                     Prometheus metrics
 //	GET  /healthz
 //	GET  /                                            a preview page for authors, built on the calls above
@@ -78,6 +81,16 @@ type Server struct {
 	// MaxQueue how many more may wait for a slot before the server answers
 	// 503 (DefaultMaxQueue).
 	MaxRenders, MaxQueue int
+	// WorkingCopy is the folder the library was loaded from (render serve
+	// --templates DIR), when it was: its testdata/golden holds the golden
+	// files GET .../golden compares with and lint renders examples against.
+	WorkingCopy string
+	// Tokens is the encoding a render's ?max_tokens counts with when the
+	// request names none (render serve --tokens).
+	Tokens string
+	// MaxEventStreams bounds the streams of GET /v1/events open at once
+	// (DefaultMaxEventStreams).
+	MaxEventStreams int
 
 	state    atomic.Pointer[state]
 	metrics  *metrics
@@ -85,6 +98,9 @@ type Server struct {
 	routes   []route
 	gateOnce sync.Once
 	gate     *gate
+	events   events
+	counters counters
+	gen      atomic.Uint64
 }
 
 // state is the library served and what is made from it.
@@ -93,6 +109,12 @@ type state struct {
 	once    sync.Once
 	openapi []byte
 	err     error
+	// failed is why the last reload failed altogether, when it did: lib
+	// is the last library that loaded.
+	failed error
+	// gen counts the states the server has had: the id of its event.
+	gen  uint64
+	lint lintCache
 }
 
 // route is one endpoint of the API.
@@ -104,13 +126,14 @@ type route struct {
 // New returns a Server for lib.
 func New(lib *engine.Library) *Server {
 	s := &Server{
-		MaxBody:       DefaultMaxBody,
-		Logger:        slog.New(slog.DiscardHandler),
-		RenderTimeout: DefaultRenderTimeout,
-		MaxRenders:    runtime.GOMAXPROCS(0),
-		MaxQueue:      DefaultMaxQueue,
-		metrics:       newMetrics(),
-		mux:           http.NewServeMux(),
+		MaxBody:         DefaultMaxBody,
+		Logger:          slog.New(slog.DiscardHandler),
+		RenderTimeout:   DefaultRenderTimeout,
+		MaxRenders:      runtime.GOMAXPROCS(0),
+		MaxQueue:        DefaultMaxQueue,
+		MaxEventStreams: DefaultMaxEventStreams,
+		metrics:         newMetrics(),
+		mux:             http.NewServeMux(),
 	}
 	s.state.Store(&state{lib: lib})
 	s.metrics.serving(lib)
@@ -118,11 +141,14 @@ func New(lib *engine.Library) *Server {
 		{"GET", "/v1/variants", s.variants},
 		{"GET", "/v1/variants/{variant}/schema", s.schema},
 		{"GET", "/v1/variants/{variant}/examples/{example}", s.example},
+		{"GET", "/v1/variants/{variant}/examples/{example}/golden", s.golden},
+		{"GET", "/v1/variants/{variant}/lint", s.lint},
 		{"POST", "/v1/render/{variant}", s.render},
 		{"POST", "/v1/check/{variant}", s.render},
 		{"POST", "/v1/extract", s.extract},
 		{"GET", "/v1/version", s.version},
 		{"GET", "/v1/openapi.json", s.openapi},
+		{"GET", "/v1/events", s.streamEvents},
 		{"GET", "/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP},
 		{"GET", "/healthz", func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, health{Status: "ok"})
@@ -175,16 +201,32 @@ func endpointList(routes []route) string {
 	return strings.Join(list, ", ")
 }
 
-// Swap replaces the library the server renders with, and counts a reload.
+// Swap replaces the library the server renders with, counts a reload (a
+// failed one too when a variant of lib does not load: lib.Err) and tells
+// the event streams.
 func (s *Server) Swap(lib *engine.Library) {
-	s.state.Store(&state{lib: lib})
+	s.state.Store(&state{lib: lib, gen: s.gen.Add(1)})
 	s.metrics.serving(lib)
 	s.metrics.reloads.Inc()
+	if lib.Err() != nil {
+		s.metrics.reloadFailures.Inc()
+	}
+	s.events.notify()
 }
 
 // ReloadFailed counts a reload that failed: the previous library is still
-// served. The caller says why, where its operator looks.
-func (s *Server) ReloadFailed(error) { s.metrics.reloadFailures.Inc() }
+// served. The caller says why, where its operator looks; the event
+// streams say it too, until the next Swap.
+func (s *Server) ReloadFailed(err error) {
+	s.metrics.reloadFailures.Inc()
+	for {
+		old := s.state.Load()
+		if s.state.CompareAndSwap(old, &state{lib: old.lib, failed: err, gen: s.gen.Add(1)}) {
+			break
+		}
+	}
+	s.events.notify()
+}
 
 // Registry is the Prometheus registry /metrics serves, the Server's own,
 // for an embedding program to add its collectors to.
@@ -347,6 +389,10 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request) {
 // of the answer (an error for writeError) and the outcome.
 func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, lib *engine.Library, v *engine.Variant) (int, any, string) {
 	checkOnly := r.Pattern == "POST /v1/check/{variant}"
+	opts, tc, err := s.renderOptions(r)
+	if err != nil {
+		return 0, err, outcomeInputError
+	}
 	body, err := s.body(w, r)
 	if err != nil {
 		return 0, err, outcomeInputError
@@ -358,7 +404,8 @@ func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, lib *engin
 	}
 	defer s.leave()
 	start := time.Now()
-	res, err := lib.Render(ctx, v.Name(), engine.Input{Name: "body", Data: body})
+	res, err := lib.Render(ctx, v.Name(), engine.Input{Name: "body", Data: body}, opts...)
+	countTokens(res, tc)
 	s.metrics.duration.WithLabelValues(v.Name()).Observe(time.Since(start).Seconds())
 	if res != nil {
 		s.metrics.bytes.WithLabelValues(v.Name()).Add(float64(len(res.Text)))

@@ -1,0 +1,184 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/promptsmith/promptsmith/engine"
+)
+
+// DefaultMaxEventStreams bounds the event streams open at once
+// (GET /v1/events): one per open preview page.
+const DefaultMaxEventStreams = 32
+
+// eventWriteTimeout bounds the writing of one event to a stream: a client
+// that stops reading loses its stream, and its place, past it.
+const eventWriteTimeout = 10 * time.Second
+
+// eventKeepAlive is how often a quiet stream carries a comment, so that a
+// client that went away without a word is found out.
+const eventKeepAlive = 15 * time.Second
+
+// events are the streams of GET /v1/events: each subscriber has a channel
+// of one place, which Swap and ReloadFailed fill when it is empty. A
+// subscriber that has not written the last event yet misses none: it
+// writes the state as it is when it gets to it.
+type events struct {
+	mu   sync.Mutex
+	done <-chan struct{} // nil until StreamEvents; closed when its context ends
+	subs map[chan struct{}]struct{}
+}
+
+// libraryStatus is the data of an event of GET /v1/events, and says what
+// the server serves now: the library's short hash and whether the working
+// copy as it is now loaded.
+type libraryStatus struct {
+	Library string    `json:"library"`
+	OK      bool      `json:"ok"`
+	Stale   bool      `json:"stale,omitempty"`
+	Error   *apiError `json:"error,omitempty"`
+}
+
+// StreamEvents turns on GET /v1/events until ctx ends: a stream of server-
+// sent events, one each time Swap or ReloadFailed is called, for pages
+// that show the library as it is edited (render serve --watch). When ctx
+// ends every stream ends, so that a graceful shutdown does not wait for
+// them. Without it GET /v1/events answers 404: the library never changes.
+func (s *Server) StreamEvents(ctx context.Context) {
+	s.events.mu.Lock()
+	defer s.events.mu.Unlock()
+	s.events.done = ctx.Done()
+}
+
+// notify tells every stream that the state changed.
+func (e *events) notify() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for ch := range e.subs {
+		select {
+		case ch <- struct{}{}:
+		default: // it has an event to write already
+		}
+	}
+}
+
+// subscribe adds a stream, or says why not.
+func (e *events) subscribe(max int) (chan struct{}, <-chan struct{}, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.done == nil {
+		return nil, nil, &requestError{Kind: engine.KindUsage, status: http.StatusNotFound,
+			Reason: "this server does not watch its library: it never changes",
+			Hints:  []string{"start it with render serve --templates DIR --watch"}}
+	}
+	select {
+	case <-e.done:
+		return nil, nil, &requestError{Kind: KindUnavailable, Reason: "the server is shutting down"}
+	default:
+	}
+	if len(e.subs) >= max {
+		return nil, nil, &requestError{Kind: KindUnavailable,
+			Reason: fmt.Sprintf("%d event streams are open already, as many as the server keeps", max),
+			Hints:  []string{"close a preview page you no longer use, or retry after the seconds in Retry-After"}}
+	}
+	if e.subs == nil {
+		e.subs = map[chan struct{}]struct{}{}
+	}
+	ch := make(chan struct{}, 1)
+	e.subs[ch] = struct{}{}
+	return ch, e.done, nil
+}
+
+func (e *events) unsubscribe(ch chan struct{}) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.subs, ch)
+}
+
+// streams is how many streams are open.
+func (e *events) streams() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.subs)
+}
+
+// status says what st serves.
+func (st *state) status() libraryStatus {
+	out := libraryStatus{Library: st.lib.Provenance().Short, OK: true}
+	switch {
+	case st.failed != nil:
+		out.OK, out.Stale, out.Error = false, true, wireError(st.failed)
+	case st.lib.Err() != nil:
+		out.OK, out.Error = false, wireError(st.lib.Err())
+	}
+	return out
+}
+
+// streamEvents answers GET /v1/events: an event "library" with the state
+// at once (unless Last-Event-ID names it: the client has seen it), then one
+// each time the state changes, until the client leaves or the server stops.
+// Each event's id is the state's generation.
+func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
+	max := s.MaxEventStreams
+	if max <= 0 {
+		max = DefaultMaxEventStreams
+	}
+	ch, done, err := s.events.subscribe(max)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer s.events.unsubscribe(ch)
+	rc := http.NewResponseController(w)
+	// The stream outlives the server's read and write timeouts: it reads
+	// nothing more, and each write has a deadline of its own.
+	rc.SetReadDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	write := func(text string) bool {
+		rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
+		if _, err := fmt.Fprint(w, text); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	event := func() bool {
+		st := s.state.Load()
+		data, _ := json.Marshal(st.status())
+		return write(fmt.Sprintf("id: %d\nevent: library\ndata: %s\n\n", st.gen, data))
+	}
+	if !write("retry: 1000\n\n") {
+		return
+	}
+	if seen, err := strconv.ParseUint(r.Header.Get("Last-Event-ID"), 10, 64); err != nil || seen != s.state.Load().gen {
+		if !event() {
+			return
+		}
+	}
+	keepAlive := time.NewTicker(eventKeepAlive)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-done:
+			return
+		case <-ch:
+			if !event() {
+				return
+			}
+		case <-keepAlive.C:
+			if !write(": still here\n\n") {
+				return
+			}
+		}
+	}
+}
