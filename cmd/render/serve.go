@@ -24,6 +24,7 @@ func (a *app) serveCommand() *cobra.Command {
 	var addr, tokenFile string
 	var maxBody int64
 	var watch bool
+	maxEventStreams := server.DefaultMaxEventStreams
 	var cors []string
 	renderTimeout, maxRenders, maxQueue := server.DefaultRenderTimeout, runtime.GOMAXPROCS(0), server.DefaultMaxQueue
 	httpConfig := server.DefaultHTTPConfig()
@@ -51,7 +52,9 @@ finish (for at most --shutdown-timeout) and then closes the audit store.
 With --audit FILE or URL every rendered prompt is recorded (see render audit);
 replicas of the server share one store with --audit postgres://USER@HOST/DB.
 With --templates DIR --watch, edits to the working copy are picked up without a
-restart; an edit that breaks the library is logged and the last good one stays.`,
+restart; an edit that breaks the library is logged and the last good one stays.
+The preview page at / follows each edit (GET /v1/events) and shows what breaks
+in place of the prompt.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lib, err := a.library()
@@ -63,6 +66,10 @@ restart; an edit that breaks the library is logged and the last good one stays.`
 			srv.Logger = slog.New(slog.NewTextHandler(a.stderr, nil))
 			srv.CORSOrigins = cors
 			srv.RenderTimeout, srv.MaxRenders, srv.MaxQueue = renderTimeout, maxRenders, maxQueue
+			srv.Tokens, srv.MaxEventStreams = a.tokens, maxEventStreams
+			if a.templates != "" { // golden files and lint for the preview page
+				srv.WorkingCopy, _ = engine.Root(a.templates)
+			}
 			if tokenFile != "" {
 				if srv.Token, err = readToken(tokenFile); err != nil {
 					return err
@@ -111,7 +118,8 @@ restart; an edit that breaks the library is logged and the last good one stays.`
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (loopback by default)")
 	f.Int64Var(&maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes")
-	f.BoolVar(&watch, "watch", false, "reload --templates DIR when its files change")
+	f.BoolVar(&watch, "watch", false, "reload --templates DIR when its files change; the preview page at / follows")
+	f.IntVar(&maxEventStreams, "max-event-streams", maxEventStreams, "preview pages (event streams of --watch) open at once")
 	f.StringVar(&tokenFile, "token-file", "", "require the bearer token in this file on every request but /healthz")
 	f.StringArrayVar(&cors, "cors-origin", nil, "let pages of this origin (https://host[:port]) call the API from a browser; repeatable; \"*\" for any")
 	f.DurationVar(&renderTimeout, "render-timeout", renderTimeout, "longest one render may take, waiting for a slot included (0: no limit)")
@@ -142,8 +150,10 @@ func readToken(path string) (string, error) {
 	return token, nil
 }
 
-// watch reloads the working copy into srv whenever a file under it changes.
-// A library that no longer loads is reported and the previous one kept.
+// watch reloads the working copy into srv whenever a file under it changes,
+// and streams each reload to the preview pages (GET /v1/events) until ctx
+// ends. A library that no longer loads is reported and the previous one
+// kept; a variant that no longer loads keeps its last good version.
 func (a *app) watch(ctx context.Context, srv *server.Server) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -153,6 +163,7 @@ func (a *app) watch(ctx context.Context, srv *server.Server) error {
 	if err != nil {
 		return err
 	}
+	srv.StreamEvents(ctx)
 	addDirs := func() {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && d.IsDir() {
@@ -191,10 +202,10 @@ func (a *app) watch(ctx context.Context, srv *server.Server) error {
 					continue
 				}
 				// A broken variant keeps its last good version; the rest is new.
+				// Swap counts the failure of what is broken.
 				lib = lib.Fallback(srv.Library())
 				srv.Swap(lib)
 				if err := lib.Err(); err != nil {
-					srv.ReloadFailed(err)
 					a.say("reload failed for what is broken, still serving its last good version:\n%v", err)
 					continue
 				}
