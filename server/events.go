@@ -100,11 +100,9 @@ func (e *events) unsubscribe(ch chan struct{}) {
 	delete(e.subs, ch)
 }
 
-// streams is how many streams are open.
-func (e *events) streams() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return len(e.subs)
+// eventID names st in the id of its event.
+func (st *state) eventID() string {
+	return strconv.FormatUint(st.gen, 10) + "-" + st.lib.Provenance().Short
 }
 
 // status says what st serves.
@@ -122,7 +120,9 @@ func (st *state) status() libraryStatus {
 // streamEvents answers GET /v1/events: an event "library" with the state
 // at once (unless Last-Event-ID names it: the client has seen it), then one
 // each time the state changes, until the client leaves or the server stops.
-// Each event's id is the state's generation.
+// Each event's id names the state: its generation and its library's short
+// hash, so that a client of a server that restarted is not taken to have
+// seen a state because its number came round again.
 func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	max := s.MaxEventStreams
 	if max <= 0 {
@@ -153,12 +153,12 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	event := func() bool {
 		st := s.state.Load()
 		data, _ := json.Marshal(st.status())
-		return write(fmt.Sprintf("id: %d\nevent: library\ndata: %s\n\n", st.gen, data))
+		return write(fmt.Sprintf("id: %s\nevent: library\ndata: %s\n\n", st.eventID(), data))
 	}
 	if !write("retry: 1000\n\n") {
 		return
 	}
-	if seen, err := strconv.ParseUint(r.Header.Get("Last-Event-ID"), 10, 64); err != nil || seen != s.state.Load().gen {
+	if r.Header.Get("Last-Event-ID") != s.state.Load().eventID() {
 		if !event() {
 			return
 		}

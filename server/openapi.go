@@ -261,7 +261,7 @@ func (d *docBuilder) operation(method, path string, inputs []any) (map[string]an
 	case "GET /v1/events":
 		op["summary"] = "Server-sent events: a library swapped in, or a reload that failed"
 		op["description"] = "A text/event-stream that render serve --templates DIR --watch keeps open: an event named library at once, " +
-			"then one each time the server swaps in the working copy or fails to reload it, each with the state's number as its id " +
+			"then one each time the server swaps in the working copy or fails to reload it, each with an id naming the state " +
 			"and a LibraryStatus as its JSON data (components.schemas.LibraryStatus). A client that reconnects with Last-Event-ID " +
 			"gets no event for the state it has seen. Listed only when the server watches its library; at most --max-event-streams are open at once."
 		of(libraryStatus{}) // in components.schemas, for the events' data

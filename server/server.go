@@ -112,7 +112,7 @@ type state struct {
 	// failed is why the last reload failed altogether, when it did: lib
 	// is the last library that loaded.
 	failed error
-	// gen counts the states the server has had: the id of its event.
+	// gen counts the states the server has had, for the id of its event.
 	gen  uint64
 	lint lintCache
 }
