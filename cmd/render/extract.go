@@ -30,7 +30,7 @@ library declares a verbatim region, it is used without asking.`,
 			if err != nil {
 				return err
 			}
-			in, err := a.readInput(input)
+			in, err := a.readPrompt(input)
 			if err != nil {
 				return err
 			}

@@ -258,6 +258,25 @@ func (a *app) readInput(path string) (engine.Input, error) {
 	if limit <= 0 {
 		limit = engine.DefaultLimits().InputBytes
 	}
+	return a.readLimited(path, limit)
+}
+
+// readPrompt reads a rendered prompt (render extract's input), which may be
+// as large as a render may write: up to the larger of --max-input and
+// --max-output.
+func (a *app) readPrompt(path string) (engine.Input, error) {
+	d := engine.DefaultLimits()
+	in, out := a.limits.InputBytes, a.limits.OutputBytes
+	if in <= 0 {
+		in = d.InputBytes
+	}
+	if out <= 0 {
+		out = d.OutputBytes
+	}
+	return a.readLimited(path, max(in, out))
+}
+
+func (a *app) readLimited(path string, limit int) (engine.Input, error) {
 	if path == "" || path == "-" {
 		if path == "" {
 			if f, ok := a.stdin.(*os.File); ok {
@@ -297,5 +316,5 @@ func limitInput(in engine.Input, limit int) (engine.Input, error) {
 
 func inputTooLarge(name, reason string) error {
 	return (&engine.Error{Kind: engine.KindInput, Field: "/", Position: name, Reason: reason}).
-		Hint("send a smaller input, or raise the limit with --max-input")
+		Hint("send a smaller input, or raise the limit with --max-input (for render extract, --max-output too)")
 }

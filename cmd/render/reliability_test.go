@@ -176,3 +176,18 @@ func TestEndlessInputStops(t *testing.T) {
 		t.Errorf("a file over the limit: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// TestExtractReadsWhatARenderWrites: render extract reads a prompt as
+// large as a render may write (--max-output), more than an input may be,
+// and no more.
+func TestExtractReadsWhatARenderWrites(t *testing.T) {
+	prompt := "# Delegation Overview\n<!-- PARENT PROMPT START -->\n" + strings.Repeat("x", 6000) + "\n<!-- PARENT PROMPT END -->\n"
+	r := runCLI(t, prompt, "extract", "-i", "-", "--max-input", "4096", "--max-output", "8192")
+	if r.code != 0 || len(r.stdout) != 6000 {
+		t.Errorf("exit %d, %d bytes, %s", r.code, len(r.stdout), r.stderr)
+	}
+	r = runCLI(t, prompt, "extract", "-i", "-", "--max-input", "4096", "--max-output", "5000")
+	if r.code != 2 || !strings.Contains(r.stderr, "over the limit of 5000 bytes") {
+		t.Errorf("exit %d, %s", r.code, r.stderr)
+	}
+}
