@@ -583,4 +583,7 @@ func spaceDefaults(data map[string]any) {
 		fill(g.(map[string]any), "status", "active")
 		fill(g.(map[string]any), "description", "")
 	}
+	// What the engine adds for a variant with a budget: nothing cut.
+	data["budget"] = map[string]any{"max_tokens": 0, "omitted": map[string]any{
+		"plans": 0, "low_goals": 0, "medium_goals": 0, "memories": 0}}
 }
