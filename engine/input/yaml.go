@@ -18,7 +18,7 @@ func (d *Document) decodeYAML(data []byte) (any, error) {
 	if err := dec.Decode(&n); err == io.EOF {
 		return map[string]any{}, nil // empty document
 	} else if err != nil {
-		return nil, yamlError(d.Name, err)
+		return nil, yamlError(d.Name, d.Data, err)
 	}
 	if err := d.singleDocument(dec); err != nil {
 		return nil, err
@@ -38,7 +38,7 @@ func (d *Document) singleDocument(dec *yaml.Decoder) error {
 			return nil
 		}
 		if err != nil {
-			e := yamlError(d.Name, err)
+			e := yamlError(d.Name, d.Data, err)
 			e.Reason = "the input holds a second YAML document, which is not valid either: " + strings.TrimPrefix(e.Reason, "invalid YAML: ")
 			e.Hints = []string{"send one document: remove the --- line and what follows it"}
 			return e
@@ -270,14 +270,22 @@ func yamlScalar(n *yaml.Node) (any, error) {
 // yamlError places a YAML syntax error. yaml.v3 carries the line only in its
 // message ("yaml: line N: msg"); a type error carries it in each of its
 // Errors, read the same way.
-func yamlError(name string, err error) *problem.Error {
+func yamlError(name string, data []byte, err error) *problem.Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	var te *yaml.TypeError
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg = te.Errors[0]
 	}
 	pos := name
-	if rest, ok := strings.CutPrefix(msg, "line "); ok {
+	if te == nil {
+		// yaml.v3 names the line the broken construct starts on; find the
+		// line that breaks it.
+		line, m := YAMLErrorLine(data, err)
+		msg = m
+		if line > 0 {
+			pos = fmt.Sprintf("%s:%d", name, line)
+		}
+	} else if rest, ok := strings.CutPrefix(msg, "line "); ok {
 		if num, tail, ok := strings.Cut(rest, ": "); ok {
 			if _, aerr := strconv.Atoi(num); aerr == nil {
 				pos, msg = name+":"+num, tail

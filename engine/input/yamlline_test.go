@@ -33,3 +33,13 @@ func TestYAMLErrorLine(t *testing.T) {
 		}
 	}
 }
+
+// TestInputYAMLErrorsAtTheirLine: an input's YAML error is reported at the
+// line that breaks it, as a manifest's is.
+func TestInputYAMLErrorsAtTheirLine(t *testing.T) {
+	doc := strings.Repeat("x: 1\n", 30) + "y:\n  - z\n  w: 1\n"
+	_, err := Decode(Input{Name: "in.yaml", Data: []byte(doc)}, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "in.yaml:33: invalid YAML") {
+		t.Errorf("got %v", err)
+	}
+}
