@@ -30,7 +30,7 @@
 //	├── check    → outline, verbatim, manifest, pointer, problem
 //	├── rules    → input, manifest, pointer, problem
 //	├── funcs    → input
-//	├── lint     → schema, problem
+//	├── lint     → funcs, schema, problem
 //	├── schema   → input, pointer, problem
 //	├── outline  → verbatim
 //	├── verbatim → input, manifest, pointer, problem

@@ -70,3 +70,17 @@ func (a *app) noteWorkingCopy(lib *engine.Library) {
 	}
 	a.say("note: rendering with the embedded library; ./templates differs from it (add --templates . to use the working copy)")
 }
+
+// workingCopy loads the library and names the folder that holds it, where
+// testdata/golden lives: --templates DIR's, else the current directory.
+func (a *app) workingCopy() (*engine.Library, string, error) {
+	lib, err := a.library()
+	if err != nil {
+		return nil, "", err
+	}
+	if a.templates == "" {
+		return lib, ".", nil
+	}
+	root, err := engine.Root(a.templates)
+	return lib, root, err
+}

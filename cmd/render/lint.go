@@ -31,15 +31,9 @@ Each finding is one line, file:line:col: error|warning: message, like go vet;
 		Example: `  render lint
   render lint delegation --templates .`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := a.library()
+			lib, root, err := a.workingCopy()
 			if err != nil {
 				return err
-			}
-			root := "."
-			if a.templates != "" {
-				if root, err = engine.Root(a.templates); err != nil {
-					return err
-				}
 			}
 			findings, err := lintLibrary(a, lib, root, args)
 			if err != nil {

@@ -28,15 +28,9 @@ example produces, and says which changed: review them, then commit.`,
   render test space swarm --templates .
   render test --update`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			lib, err := a.library()
+			lib, root, err := a.workingCopy()
 			if err != nil {
 				return err
-			}
-			root := "."
-			if a.templates != "" {
-				if root, err = engine.Root(a.templates); err != nil {
-					return err
-				}
 			}
 			for _, name := range args {
 				if _, err := lib.Variant(name); err != nil && engine.AsError(err).Kind == engine.KindUsage {

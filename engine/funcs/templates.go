@@ -28,7 +28,7 @@ const maxIncludeDepth = 100
 func (env *Env) include(name string, data any) (string, error) {
 	set := env.Templates()
 	if set.Lookup(name) == nil {
-		return "", fmt.Errorf("no template %q; the templates are: %s", name, templateNames(set))
+		return "", fmt.Errorf("no template %q; the templates are: %s", name, TemplateNames(set))
 	}
 	if err := env.check(); err != nil {
 		return "", err
@@ -55,7 +55,9 @@ func (env *Env) include(name string, data any) (string, error) {
 	return b.String(), err
 }
 
-func templateNames(t *template.Template) string {
+// TemplateNames lists the template files of a set, sorted, as an error
+// about a name that is not there lists them.
+func TemplateNames(t *template.Template) string {
 	var names []string
 	for _, x := range t.Templates() {
 		if x.Tree != nil && strings.HasSuffix(x.Name(), ".tmpl") {

@@ -12,6 +12,7 @@ import (
 	"text/template"
 	"text/template/parse"
 
+	"github.com/promptsmith/promptsmith/engine/funcs"
 	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
 )
@@ -170,7 +171,7 @@ func (w *walker) node(n parse.Node, s *scope) {
 		w.list(n.ElseList, s.child())
 	case *parse.TemplateNode:
 		if w.t.Set.Lookup(n.Name) == nil {
-			w.report(n, Error, "no template %q; the templates are: %s", n.Name, templateNames(w.t.Set))
+			w.report(n, Error, "no template %q; the templates are: %s", n.Name, funcs.TemplateNames(w.t.Set))
 		}
 		if n.Pipe != nil {
 			w.pipe(n.Pipe, s)
@@ -291,7 +292,7 @@ func (w *walker) command(c *parse.CommandNode, s *scope, piped bool) value {
 	case "include":
 		if len(args) >= 1 {
 			if name, ok := args[0].(*parse.StringNode); ok && w.t.Set.Lookup(name.Text) == nil {
-				w.report(args[0], Error, "include %q: no such template; the templates are: %s", name.Text, templateNames(w.t.Set))
+				w.report(args[0], Error, "include %q: no such template; the templates are: %s", name.Text, funcs.TemplateNames(w.t.Set))
 			}
 		}
 	case "find":
@@ -404,15 +405,4 @@ func objectText(p string) string {
 		return "."
 	}
 	return pathText(p)
-}
-
-func templateNames(t *template.Template) string {
-	var names []string
-	for _, x := range t.Templates() {
-		if x.Tree != nil && strings.HasSuffix(x.Name(), ".tmpl") {
-			names = append(names, x.Name())
-		}
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
 }
