@@ -357,18 +357,29 @@ func BenchmarkFormat(b *testing.B) {
 	}
 }
 
-// BenchmarkLoad loads the embedded library, as every render command does
-// once before its first render: the part of a cold start that --help
-// does not pay.
+// BenchmarkLoad loads the embedded library as a render command does
+// before its first render, which --help does not pay: "delegation" loads
+// the one variant `render delegation` uses, "all" every variant, as lint,
+// test and serve do.
 func BenchmarkLoad(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		lib, err := engine.Load(promptsmith.FS())
-		if err != nil {
-			b.Fatal(err)
+	b.Run("delegation", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			lib, err := engine.Load(promptsmith.FS())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := lib.Variant("delegation"); err != nil {
+				b.Fatal(err)
+			}
 		}
-		if err := lib.Err(); err != nil {
-			b.Fatal(err)
+	})
+	b.Run("all", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := engine.LoadStrict(promptsmith.FS()); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
 }
