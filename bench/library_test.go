@@ -212,8 +212,9 @@ func TestDelegationBareIsThePrompt(t *testing.T) {
 
 // BenchmarkDelegation renders a delegation whose parent prompt is 5 KiB,
 // 256 KiB, 1 MiB and 4 MiB: the whole pipeline from the input bytes next
-// to a bare Execute of the same templates (x-bare). SetBytes is the parent's
-// size, so a constant MB/s across sizes is a linear cost.
+// to a bare Execute of the same templates (x-bare; "paired" runs both in
+// the same ops). SetBytes is the parent's size, so a constant MB/s across
+// sizes is a linear cost.
 func BenchmarkDelegation(b *testing.B) {
 	lib := embedded(b)
 	for _, ps := range parentSizes {
@@ -244,6 +245,13 @@ func BenchmarkDelegation(b *testing.B) {
 				}
 			}
 			reportRatio(b, floor, "x-bare")
+		})
+		b.Run("parent="+ps.name+"/paired", func(b *testing.B) {
+			var buf bytes.Buffer
+			paired(b, func() error {
+				_, err := lib.Render(context.Background(), "delegation", in)
+				return err
+			}, base{"x-bare", func() error { return br.execute(&buf) }})
 		})
 	}
 }
@@ -329,8 +337,8 @@ func TestFormatsRenderAlike(t *testing.T) {
 }
 
 // BenchmarkFormat renders the same input from JSON and from YAML; the YAML
-// run reports its time over the JSON run's (x-json). The design's budget is
-// 1.2x.
+// run reports its time over the JSON run's (x-json), and "paired" runs both
+// in the same ops. The design's budget is 1.2x.
 func BenchmarkFormat(b *testing.B) {
 	for _, f := range formatInputs(b) {
 		for _, format := range []string{"json", "yaml"} {
@@ -354,6 +362,16 @@ func BenchmarkFormat(b *testing.B) {
 				}
 			})
 		}
+		render := func(name string, data []byte) func() error {
+			in := engine.Input{Name: name, Data: data}
+			return func() error {
+				_, err := f.lib.Render(context.Background(), f.variant, in)
+				return err
+			}
+		}
+		b.Run(f.name+"/paired", func(b *testing.B) {
+			paired(b, render("in.yaml", f.yaml), base{"x-json", render("in.json", f.json)})
+		})
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Ratios are what to read on a shared machine: absolute times drift from
@@ -59,4 +60,49 @@ func median(xs []float64) float64 {
 		return xs[n/2]
 	}
 	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// A base is what a paired benchmark measures its subject against: the
+// ratio's unit ("x-bare") and the work.
+type base struct {
+	unit string
+	run  func() error
+}
+
+// paired runs the subject and each base once per op, in an order that
+// rotates from op to op, timing each on its own, and reports the subject's
+// total time over each base's as that base's unit. The two see the machine
+// at the same moments, so their ratio holds where absolute times drift, and
+// the medians of -count runs of a paired ratio vary far less than ratios of
+// benchmarks run one after the other. Its ns/op is the sum of all of them.
+//
+// The runs of one op share a heap: garbage one makes is partly collected
+// while another runs. Between renders that allocate alike (two renderers,
+// YAML and JSON, two processes) this evens out; against a floor that
+// allocates far less, the floor is charged some of the subject's
+// collection and the ratio reads low: a lower bound, where the ratio of
+// unpaired medians is an estimate.
+func paired(b *testing.B, subject func() error, bases ...base) {
+	runs := append([]func() error{subject}, make([]func() error, len(bases))...)
+	for i, bs := range bases {
+		runs[i+1] = bs.run
+	}
+	spent := make([]time.Duration, len(runs))
+	op := 0
+	for b.Loop() {
+		for k := range runs {
+			j := (op + k) % len(runs)
+			start := time.Now()
+			if err := runs[j](); err != nil {
+				b.Fatal(err)
+			}
+			spent[j] += time.Since(start)
+		}
+		op++
+	}
+	for i, bs := range bases {
+		if spent[i+1] > 0 {
+			b.ReportMetric(float64(spent[0])/float64(spent[i+1]), bs.unit)
+		}
+	}
 }
