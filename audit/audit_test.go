@@ -310,21 +310,7 @@ func TestEarlierFormatRefused(t *testing.T) {
 // the schema's version is recorded once.
 func TestMigrations(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
-		var wg sync.WaitGroup
-		errs := make([]error, 6)
-		for i := range errs {
-			wg.Go(func() {
-				s, err := audit.Open(b.target)
-				if err == nil {
-					err = s.Close()
-				}
-				errs[i] = err
-			})
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			t.Fatal(err)
-		}
+		openAtOnce(t, b.target, 6)
 		db := b.db(t)
 		if n := count(t, db, `SELECT count(*) FROM schema_migrations WHERE version = 1`); n != 1 {
 			t.Errorf("version 1 recorded %d times", n)

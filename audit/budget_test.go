@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/promptsmith/promptsmith/audit"
@@ -269,21 +268,7 @@ func TestVersion1Migrated(t *testing.T) {
 		}
 
 		// Stores opening it at once for recording: one migrates.
-		var wg sync.WaitGroup
-		errs := make([]error, 4)
-		for i := range errs {
-			wg.Go(func() {
-				s, err := audit.Open(b.target)
-				if err == nil {
-					err = s.Close()
-				}
-				errs[i] = err
-			})
-		}
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
-			t.Fatal(err)
-		}
+		openAtOnce(t, b.target, 4)
 		if !hasBudgetColumn(t, db, b) || count(t, db, `SELECT count(*) FROM schema_migrations WHERE version = 2`) != 1 ||
 			count(t, db, `SELECT count(*) FROM schema_migrations`) != 2 {
 			t.Fatal("the store was not migrated to version 2, once")

@@ -6,10 +6,12 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/promptsmith/promptsmith"
@@ -190,4 +192,25 @@ func sqliteDB(t *testing.T, path string) *sql.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// openAtOnce opens n stores on target at the same time, as replicas
+// starting together do, and closes them; every open must succeed.
+func openAtOnce(t *testing.T, target string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range errs {
+		wg.Go(func() {
+			s, err := audit.Open(target)
+			if err == nil {
+				err = s.Close()
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
 }
