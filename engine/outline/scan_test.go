@@ -1,0 +1,99 @@
+package outline
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// markdown holds the constructs the scan must read as goldmark does: each
+// kind of block, what interrupts a paragraph and what does not, and the
+// edges of ATX and setext headings.
+var markdown = []string{
+	"# One\n\ntext\n\n## Two ##\n",
+	"#\n# \n#    #\n### ###\n#5 bolt\n####### seven\n# a #b\n# a#\n# a \\#\n",
+	"Title\n===\n\nSub\ntitle\n---   \n\n---\n\n===\n",
+	"para\n    # indented continues\n# ATX interrupts\n",
+	"    code\n\n    # not a heading\n\n# after\n",
+	"```go\n# inside\n````\n# still inside\n```\n# out\n",
+	"~~~\n# in\n~~ \n~~~~\n# out\n",
+	"``` a`b\n# a paragraph, not a fence\n",
+	"text\n```\n# fenced\n```\nUnder\n---\n",
+	"<!-- a comment\n# inside\n-->\n# out\n",
+	"<!-- one line -->\nText\n===\n",
+	"<?php\n# in\n?>\n<!DOCTYPE html>\n# out\n<![CDATA[\n# in\n]]>\n# out\n",
+	"para\n<!-- interrupts -->\nLine\n---\n",
+	"<!x not html\n# yes\n< space\n# yes\n",
+	"\t# tab indented\n\n  \t# also code\n\n# heading\t#\n#\theading\n",
+	"para\n\t# lazy\n---\n",
+	"crlf\r\n# heading\r\n\r\nsetext\r\n===\r\n",
+	"# unicode\u00a0\n# \u00a0\n",
+	"no newline at the end\n# last",
+	"para\n   ===\n\n    ===\n",
+	"- list\n# heading\n> quote\n---\n",
+	"   ```\n# in\n   ```\n# out\n",
+	"```\n\t```\n# in: a tab-indented fence does not close\n```\n",
+}
+
+func TestScanMatchesGoldmark(t *testing.T) {
+	for _, src := range markdown {
+		if _, ok := scan(src); !ok {
+			t.Errorf("the scan leaves %q to goldmark", src)
+		}
+		compare(t, src)
+	}
+}
+
+// TestScanReadsThePrompts holds the scan to goldmark on every golden prompt,
+// and checks that the scan reads each of them itself: the fast path is the
+// one the variants' prompts take.
+func TestScanReadsThePrompts(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/golden/*/*.md")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no golden prompts found (%v)", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := scan(string(b)); !ok {
+			t.Errorf("%s: the scan leaves it to goldmark", f)
+		}
+		compare(t, string(b))
+	}
+}
+
+func FuzzScanMatchesGoldmark(f *testing.F) {
+	for _, src := range markdown {
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		compare(t, src)
+	})
+}
+
+func compare(t *testing.T, src string) {
+	t.Helper()
+	got, ok := scan(src)
+	if !ok {
+		return
+	}
+	want := parse(src)
+	if !slices.Equal(got, want) {
+		t.Errorf("scan and goldmark differ on %q:\nscan:     %+v\ngoldmark: %+v", src, got, want)
+	}
+}
+
+func TestScanLeavesTagsToGoldmark(t *testing.T) {
+	for _, src := range []string{"<div>\n# x\n", "para\n<pre>\n", "</context>\n"} {
+		if _, ok := scan(src); ok {
+			t.Errorf("scan read %q, which may open an HTML block of type 1, 6 or 7", src)
+		}
+		// Of still lists what goldmark finds.
+		if hs := Of(src, nil); len(hs) != len(parse(src)) {
+			t.Errorf("Of(%q) = %+v", src, hs)
+		}
+	}
+}
