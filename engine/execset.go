@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"text/template"
+	"text/template/parse"
 
 	"github.com/promptsmith/promptsmith/engine/funcs"
+	"github.com/promptsmith/promptsmith/engine/pointer"
 )
 
 // execSet is a copy of a variant's templates that one render at a time
@@ -14,6 +17,7 @@ import (
 type execSet struct {
 	tmpl *template.Template
 	env  *funcs.Env
+	out  *runWriter // where the render running now writes
 }
 
 func (v *Variant) acquire(ctx context.Context) (*execSet, error) {
@@ -50,5 +54,107 @@ func (v *Variant) newExecSet() (*execSet, error) {
 	set.env = &funcs.Env{Keys: v.lib.order, Templates: func() *template.Template { return set.tmpl },
 		Limits: funcs.Limits{ListItems: limits.ListItems, OutputBytes: limits.OutputBytes}}
 	clone.Funcs(funcs.Map(set.env))
+	if err := v.writeFieldsDirectly(set); err != nil {
+		return nil, &Error{Kind: KindInternal, Variant: v.name, Reason: "cannot copy the templates: " + err.Error(), Err: err}
+	}
 	return set, nil
+}
+
+// writeField is the name under which the copies call execSet.writeField.
+// It cannot clash with a function of the catalog: those are lower case.
+const writeField = "PromptsmithWriteField"
+
+// writeFieldsDirectly makes the actions that print a verbatim field,
+// {{ .parent.prompt }}, write it with execSet.writeField. text/template
+// prints every value through fmt, which copies it into a buffer of its own
+// first: for a 1 MiB parent prompt that is a megabyte allocated and copied
+// per render for nothing. The variant's own trees stay as parsed (lint
+// reads them); the copies get rewritten trees of their own.
+func (v *Variant) writeFieldsDirectly(set *execSet) error {
+	var fields [][]string
+	for _, vb := range v.manifest.Verbatim {
+		fields = append(fields, pointer.Split(vb.Field))
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	set.tmpl.Funcs(template.FuncMap{writeField: set.writeField})
+	return callOnPrint(set.tmpl, fields, writeField)
+}
+
+// callOnPrint rewrites the actions of t's set that print one of the fields
+// as it is, {{ .a.b }}, into calls of the function fn, {{ fn .a.b }}, in
+// copies of their trees.
+func callOnPrint(t *template.Template, fields [][]string, fn string) error {
+	for _, t := range t.Templates() {
+		if t.Tree == nil || !printsField(t.Tree.Root, fields, nil) {
+			continue
+		}
+		tree := t.Tree.Copy()
+		printsField(tree.Root, fields, func(cmd *parse.CommandNode) {
+			id := parse.NewIdentifier(fn).SetTree(tree).SetPos(cmd.Position())
+			cmd.Args = append([]parse.Node{id}, cmd.Args...)
+		})
+		if _, err := t.AddParseTree(t.Name(), tree); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printsField reports whether a tree holds an action that prints one of the
+// fields as it is, and calls rewrite (when not nil) with each such action's
+// command.
+func printsField(n parse.Node, fields [][]string, rewrite func(*parse.CommandNode)) bool {
+	found := false
+	var walk func(parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n == nil {
+				return
+			}
+			for _, c := range n.Nodes {
+				walk(c)
+			}
+		case *parse.ActionNode:
+			p := n.Pipe
+			if len(p.Decl) > 0 || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
+				return
+			}
+			f, ok := p.Cmds[0].Args[0].(*parse.FieldNode)
+			if !ok || !slices.ContainsFunc(fields, func(path []string) bool { return slices.Equal(path, f.Ident) }) {
+				return
+			}
+			found = true
+			if rewrite != nil {
+				rewrite(p.Cmds[0])
+			}
+		case *parse.IfNode:
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.List)
+			walk(n.ElseList)
+		}
+	}
+	walk(n)
+	return found
+}
+
+// writeField writes a string to the render's output itself and gives the
+// action "" to print; any other value it gives back for text/template to
+// print as it would have.
+func (set *execSet) writeField(v any) (any, error) {
+	s, ok := v.(string)
+	if !ok {
+		return v, nil
+	}
+	if _, err := set.out.WriteString(s); err != nil {
+		return nil, err
+	}
+	return "", nil
 }

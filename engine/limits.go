@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -65,29 +64,6 @@ func (l Limits) withDefaults() Limits {
 
 // errOutputLimit ends a template's execution that wrote past the limit.
 var errOutputLimit = errors.New("output limit reached")
-
-// runWriter is where a render's templates write. text/template knows no
-// context, but every template that makes work writes, and a failed write
-// ends the execution: so the writer stops a render its caller gave up on,
-// or that writes more than the limit, at once.
-type runWriter struct {
-	buf  *bytes.Buffer
-	done <-chan struct{}
-	left int // bytes the render may still write
-}
-
-func (w *runWriter) Write(p []byte) (int, error) {
-	select {
-	case <-w.done:
-		return 0, context.Canceled
-	default:
-	}
-	if len(p) > w.left {
-		return 0, errOutputLimit
-	}
-	w.left -= len(p)
-	return w.buf.Write(p)
-}
 
 // stopped is the error of a render that ended before it was done: its
 // caller gave up (usage), its deadline passed or it wrote too much (the

@@ -12,6 +12,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/engine/outline"
+	"github.com/promptsmith/promptsmith/engine/pointer"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
 )
 
@@ -162,19 +163,23 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 // execute renders the sections into one buffer, dropping those that wrote only
 // white space together with the joiner before them.
 func (v *Variant) execute(ctx context.Context, set *execSet, data map[string]any, dropped map[string]bool) (*Result, error) {
-	var buf bytes.Buffer
-	w := &runWriter{buf: &buf, done: ctx.Done(), left: v.lib.opts.limits.OutputBytes}
+	fields := v.verbatimBytes(data)
+	w := newRunWriter(ctx, int(v.textSize.Load())+fields, v.lib.opts.limits.OutputBytes)
+	set.out = w
+	defer func() { set.out = nil }()
 	join := v.manifest.JoinText()
 	spans := make([]Section, 0, len(v.manifest.Sections))
 	for _, name := range v.manifest.Sections {
 		if dropped[name] {
 			continue
 		}
-		mark := buf.Len()
+		mark := len(w.b)
 		if len(spans) > 0 {
-			buf.WriteString(join)
+			if _, err := w.WriteString(join); err != nil {
+				return nil, v.stopped(err)
+			}
 		}
-		start := buf.Len()
+		start := len(w.b)
 		if err := set.tmpl.ExecuteTemplate(w, name+".md.tmpl", data); err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				return nil, v.stopped(cerr)
@@ -184,13 +189,28 @@ func (v *Variant) execute(ctx context.Context, set *execSet, data map[string]any
 			}
 			return nil, v.templateError(err)
 		}
-		if len(bytes.TrimSpace(buf.Bytes()[start:])) == 0 {
-			buf.Truncate(mark)
+		if len(bytes.TrimSpace(w.b[start:])) == 0 {
+			w.truncate(mark)
 			continue
 		}
-		spans = append(spans, Section{Name: name, Start: start, End: buf.Len()})
+		spans = append(spans, Section{Name: name, Start: start, End: len(w.b)})
 	}
-	return &Result{Variant: v.name, Text: buf.String(), Sections: spans}, nil
+	v.textSize.Store(int64(max(len(w.b)-fields, 0)))
+	return &Result{Variant: v.name, Text: w.text(), Sections: spans}, nil
+}
+
+// verbatimBytes is the size of the verbatim fields the templates will
+// write, the part of a prompt's size that the last render's does not tell.
+func (v *Variant) verbatimBytes(data map[string]any) int {
+	n := 0
+	for _, vb := range v.manifest.Verbatim {
+		if s, ok := pointer.Lookup(data, vb.Field); ok {
+			if s, ok := s.(string); ok {
+				n += len(s)
+			}
+		}
+	}
+	return n
 }
 
 // check fills res.Regions, res.Outline and res.Checks, and returns an

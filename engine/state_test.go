@@ -93,10 +93,12 @@ func TestRenderHonoursItsContext(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled render: %v", err)
 	}
-	var buf bytes.Buffer
-	w := &runWriter{buf: &buf, done: ctx.Done(), left: 100}
-	if _, err := w.Write([]byte("x")); !errors.Is(err, context.Canceled) || buf.Len() != 0 {
-		t.Errorf("a template writing after cancel: %v, %q", err, buf.String())
+	w := newRunWriter(ctx, 16, 100)
+	if _, err := w.Write([]byte("x")); !errors.Is(err, context.Canceled) || len(w.b) != 0 {
+		t.Errorf("a template writing after cancel: %v, %q", err, w.b)
+	}
+	if _, err := w.WriteString("x"); !errors.Is(err, context.Canceled) || len(w.b) != 0 {
+		t.Errorf("a verbatim field written after cancel: %v, %q", err, w.b)
 	}
 }
 

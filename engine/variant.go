@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/template"
 
 	"github.com/promptsmith/promptsmith/engine/funcs"
@@ -40,6 +41,9 @@ type Variant struct {
 	// free holds copies of the templates for renders to execute (execSet).
 	mu   sync.Mutex
 	free []*execSet
+	// textSize is the size of the last prompt rendered, less its verbatim
+	// fields: what the next render's output is sized to before it starts.
+	textSize atomic.Int64
 }
 
 func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*Variant, error) {
