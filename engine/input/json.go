@@ -2,6 +2,7 @@ package input
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -233,18 +234,23 @@ func (p *jsonParser) array(depth int) (any, error) {
 // p.pos at the offending character.
 func (p *jsonParser) string() (string, error) {
 	start := p.pos
-	p.pos++
+	data := p.data
+	i := start + 1
 	escaped := false
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		switch {
+	for {
+		// Eight bytes at a time while none of them needs a look: most of a
+		// long string, such as a parent prompt, is plain ASCII.
+		for i+8 <= len(data) && special(binary.LittleEndian.Uint64(data[i:])) == 0 {
+			i += 8
+		}
+		if i >= len(data) {
+			p.pos = start
+			return "", p.fail("string never closed")
+		}
+		switch c := data[i]; {
 		case c == '"':
-			p.pos++
-			body := p.data[start+1 : p.pos-1]
-			if bad := invalidUTF8(body); bad >= 0 {
-				p.pos = start + 1 + bad
-				return "", &notText{fmt.Sprintf("holds the byte 0x%02x, which is not UTF-8", body[bad])}
-			}
+			p.pos = i + 1
+			body := data[start+1 : i]
 			if !escaped {
 				return string(body), nil
 			}
@@ -260,32 +266,38 @@ func (p *jsonParser) string() (string, error) {
 			return out, nil
 		case c == '\\':
 			escaped = true
-			p.pos += 2
+			i++
+			if i < len(data) && data[i] < utf8.RuneSelf {
+				i++ // the escaped byte, which may be a quote
+			}
 		case c == 0:
+			p.pos = i
 			return "", errNUL()
 		case c < 0x20:
+			p.pos = i
 			return "", p.fail("control character %q in a string: escape it", c)
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size == 1 {
+				p.pos = i
+				return "", &notText{fmt.Sprintf("holds the byte 0x%02x, which is not UTF-8", c)}
+			}
+			i += size
 		default:
-			p.pos++
+			i++
 		}
 	}
-	p.pos = start
-	return "", p.fail("string never closed")
 }
 
-// invalidUTF8 is the offset of the first byte of b that is not UTF-8, or -1.
-func invalidUTF8(b []byte) int {
-	if utf8.Valid(b) {
-		return -1
-	}
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return -1
+// special reports, as a non-zero result, whether one of the eight bytes of
+// x may need a look inside a JSON string: a quote, a backslash, a control
+// byte or a byte of a multi-byte character. It may report a byte that needs
+// none (a borrow between bytes), never miss one.
+func special(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	quote := x ^ (ones * '"')
+	slash := x ^ (ones * '\\')
+	return ((quote - ones) | (slash - ones) | (x - ones*0x20) | x) & highs
 }
 
 // textError turns a string that is not text into an input error naming the

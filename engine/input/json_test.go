@@ -1,12 +1,15 @@
 package input
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // TestJSONMatchesEncodingJSON decodes the same documents with the engine's
@@ -138,4 +141,54 @@ func FuzzJSONMatchesEncodingJSON(f *testing.F) {
 			t.Fatalf("%q:\n got %#v\nwant %#v", doc, got, want)
 		}
 	})
+}
+
+// TestSpecialMissesNoByte: the eight-byte test flags every word holding a
+// byte that the string scan must look at, wherever it stands among bytes
+// that need no look.
+func TestSpecialMissesNoByte(t *testing.T) {
+	for pos := 0; pos < 8; pos++ {
+		for c := 0; c < 256; c++ {
+			word := []byte("abcdefgh")
+			word[pos] = byte(c)
+			needs := c == '"' || c == '\\' || c < 0x20 || c >= 0x80
+			if needs && special(binary.LittleEndian.Uint64(word)) == 0 {
+				t.Errorf("byte 0x%02x at %d not flagged", c, pos)
+			}
+		}
+	}
+	if special(binary.LittleEndian.Uint64([]byte("plain te"))) != 0 {
+		t.Error("plain text flagged")
+	}
+}
+
+// TestLongStrings: strings long enough for the eight-byte scan, with what
+// stops it at every offset, decode as encoding/json decodes them, and a
+// byte that is not UTF-8 is placed exactly.
+func TestLongStrings(t *testing.T) {
+	for _, stop := range []string{`\"`, `\\`, `\n`, `\u00e9`, "é", "🎉", `\ud83c\udf89`} {
+		for at := 0; at < 20; at++ {
+			doc := `{"s": "` + strings.Repeat("x", at) + stop + strings.Repeat("y", 23) + `"}`
+			d := &Document{Input: Input{Name: "t"}, order: &KeyOrder{}}
+			got, err := d.decodeJSON([]byte(doc), 0)
+			var want any
+			if jerr := json.Unmarshal([]byte(doc), &want); err != nil || jerr != nil {
+				t.Fatalf("%s: %v / %v", doc, err, jerr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s:\n got %#v\nwant %#v", doc, got, want)
+			}
+			d.Release()
+		}
+	}
+	for at := 0; at < 20; at++ {
+		doc := `{"s": "` + strings.Repeat("x", at) + "\xff" + strings.Repeat("y", 20) + `"}`
+		d := &Document{Input: Input{Name: "t"}, order: &KeyOrder{}}
+		_, err := d.decodeJSON([]byte(doc), 0)
+		var pe *problem.Error
+		if !errors.As(err, &pe) || !errors.Is(err, ErrNotText) || !strings.HasSuffix(pe.Position, fmt.Sprintf(":1:%d", 8+at)) {
+			t.Errorf("0xff at %d: %v", at, err)
+		}
+		d.Release()
+	}
 }
