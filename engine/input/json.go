@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -240,7 +241,11 @@ func (p *jsonParser) string() (string, error) {
 	for {
 		// Eight bytes at a time while none of them needs a look: most of a
 		// long string, such as a parent prompt, is plain ASCII.
-		for i+8 <= len(data) && special(binary.LittleEndian.Uint64(data[i:])) == 0 {
+		for i+8 <= len(data) {
+			if mask := special(binary.LittleEndian.Uint64(data[i:])); mask != 0 {
+				i += bits.TrailingZeros64(mask) / 8 // the first byte flagged needs the look
+				break
+			}
 			i += 8
 		}
 		if i >= len(data) {
@@ -292,7 +297,8 @@ func (p *jsonParser) string() (string, error) {
 // special reports, as a non-zero result, whether one of the eight bytes of
 // x may need a look inside a JSON string: a quote, a backslash, a control
 // byte or a byte of a multi-byte character. It may report a byte that needs
-// none (a borrow between bytes), never miss one.
+// none (a borrow between bytes), but never misses one, and the lowest byte it
+// reports always needs the look: a borrow comes from a byte reported below.
 func special(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := x ^ (ones * '"')

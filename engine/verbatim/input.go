@@ -1,6 +1,7 @@
 package verbatim
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/input"
@@ -58,13 +59,20 @@ func CheckInput(doc *input.Document, decls []manifest.Verbatim) error {
 	// Maps are walked in Go's order here, so of several offending fields the
 	// first in pointer order is reported, to keep the error deterministic.
 	var bad *problem.Error
+	fields := make([][]string, len(decls))
+	for i, vb := range decls {
+		fields[i] = pointer.Split(vb.Field)
+	}
 	input.WalkStrings(root, func(path []string, s string) {
-		for _, vb := range decls {
+		for i, vb := range decls {
+			if slices.Equal(path, fields[i]) { // the field itself, checked above
+				continue
+			}
 			if !strings.Contains(s, vb.Start) && !strings.Contains(s, vb.End) {
 				continue
 			}
 			ptr := pointer.Join(path)
-			if ptr == vb.Field || (bad != nil && bad.Field < ptr) {
+			if bad != nil && bad.Field < ptr {
 				continue
 			}
 			bad = problem.Input(ptr, "contains the marker text of %s", vb.Name).

@@ -39,47 +39,83 @@ func (m Markers) lineKind(line string) int {
 	return 0
 }
 
-// couldBe is a cheap length test that spares comparing most lines.
-func (m Markers) couldBe(line string) bool {
-	n := len(strings.TrimSuffix(line, "\r"))
-	return n == len(m.Start) || n == len(m.End)
+// markerLines visits the lines of a text that hold marker text, in order.
+// It searches for the markers themselves rather than reading every line: a
+// 1 MiB parent prompt has tens of thousands of lines and a handful of
+// markers, and the search skips to them at the speed of strings.Index.
+type markerLines struct {
+	m          Markers
+	text       string
+	start, end int // the next offset of each marker, -1 when there is none
 }
+
+func (m Markers) lines(text string) markerLines {
+	return markerLines{m: m, text: text, start: find(text, 0, m.Start), end: find(text, 0, m.End)}
+}
+
+// find is the offset of the first sub at or after from, or -1.
+func find(text string, from int, sub string) int {
+	if sub == "" {
+		return -1
+	}
+	i := strings.Index(text[from:], sub)
+	if i < 0 {
+		return -1
+	}
+	return from + i
+}
+
+// next returns the next line holding marker text, without its line break,
+// the offset it starts at and the offset of the line after it.
+func (l *markerLines) next() (line string, at, next int, ok bool) {
+	p := l.start
+	if p < 0 || (l.end >= 0 && l.end < p) {
+		p = l.end
+	}
+	if p < 0 {
+		return "", 0, 0, false
+	}
+	at = strings.LastIndexByte(l.text[:p], '\n') + 1
+	next = len(l.text)
+	if nl := strings.IndexByte(l.text[p:], '\n'); nl >= 0 {
+		next = p + nl + 1
+	}
+	if l.start >= 0 && l.start < next {
+		l.start = find(l.text, next, l.m.Start)
+	}
+	if l.end >= 0 && l.end < next {
+		l.end = find(l.text, next, l.m.End)
+	}
+	return strings.TrimSuffix(l.text[at:next], "\n"), at, next, true
+}
+
+// lineNumber is the number of the line at offset at, for messages.
+func lineNumber(text string, at int) int { return 1 + strings.Count(text[:at], "\n") }
 
 // TopRegions finds the outermost regions of text in order.
 func (m Markers) TopRegions(text string) ([]Region, error) {
 	var out []Region
-	depth, contentStart, lineNo := 0, 0, 0
-	for off := 0; off < len(text); {
-		lineNo++
-		nl := strings.IndexByte(text[off:], '\n')
-		next := len(text)
-		if nl >= 0 {
-			next = off + nl + 1
+	depth, contentStart := 0, 0
+	for l := m.lines(text); ; {
+		line, off, next, ok := l.next()
+		if !ok {
+			break
 		}
-		line := text[off:next]
-		line = strings.TrimSuffix(line, "\n")
-		if m.couldBe(line) {
-			switch m.lineKind(line) {
-			case +1:
-				if depth == 0 {
-					contentStart = next
-				}
-				depth++
-			case -1:
-				if depth == 0 {
-					return nil, fmt.Errorf("line %d: end marker %q without a start marker", lineNo, m.End)
-				}
-				depth--
-				if depth == 0 {
-					end := off - 1
-					if end < contentStart {
-						end = contentStart
-					}
-					out = append(out, Region{Start: contentStart, End: end})
-				}
+		switch m.lineKind(line) {
+		case +1:
+			if depth == 0 {
+				contentStart = next
+			}
+			depth++
+		case -1:
+			if depth == 0 {
+				return nil, fmt.Errorf("line %d: end marker %q without a start marker", lineNumber(text, off), m.End)
+			}
+			depth--
+			if depth == 0 {
+				out = append(out, Region{Start: contentStart, End: max(off-1, contentStart)})
 			}
 		}
-		off = next
 	}
 	if depth != 0 {
 		return nil, fmt.Errorf("%d start marker(s) %q without an end marker", depth, m.Start)
@@ -90,30 +126,23 @@ func (m Markers) TopRegions(text string) ([]Region, error) {
 // CheckField verifies that a field's own markers balance and that marker
 // text never stands inside a line, where an extractor could be fooled by it.
 func (m Markers) CheckField(s string) error {
-	depth, lineNo := 0, 0
-	for off := 0; off <= len(s); {
-		lineNo++
-		nl := strings.IndexByte(s[off:], '\n')
-		next := len(s) + 1
-		line := s[off:]
-		if nl >= 0 {
-			next = off + nl + 1
-			line = s[off : off+nl]
+	depth := 0
+	for l := m.lines(s); ; {
+		line, off, _, ok := l.next()
+		if !ok {
+			break
 		}
-		if strings.Contains(line, m.Start) || strings.Contains(line, m.End) {
-			switch m.lineKind(line) {
-			case +1:
-				depth++
-			case -1:
-				depth--
-				if depth < 0 {
-					return fmt.Errorf("line %d: end marker %q comes before its start marker", lineNo, m.End)
-				}
-			default:
-				return fmt.Errorf("line %d: marker text stands inside a line; a marker must be a line of its own", lineNo)
+		switch m.lineKind(line) {
+		case +1:
+			depth++
+		case -1:
+			depth--
+			if depth < 0 {
+				return fmt.Errorf("line %d: end marker %q comes before its start marker", lineNumber(s, off), m.End)
 			}
+		default:
+			return fmt.Errorf("line %d: marker text stands inside a line; a marker must be a line of its own", lineNumber(s, off))
 		}
-		off = next
 	}
 	if depth != 0 {
 		return fmt.Errorf("%d start marker(s) %q are never closed", depth, m.Start)
@@ -140,38 +169,31 @@ func (m Markers) levels(text string) (chain []Region, after int, err error) {
 	var open []int      // content start of each region open, outermost first
 	var counts []int    // regions found at each level
 	var firsts []Region // the first region found at each level
-	lineNo := 0
-	for off := 0; off < len(text); {
-		lineNo++
-		nl := strings.IndexByte(text[off:], '\n')
-		next := len(text)
-		if nl >= 0 {
-			next = off + nl + 1
+	for l := m.lines(text); ; {
+		line, off, next, ok := l.next()
+		if !ok {
+			break
 		}
-		line := strings.TrimSuffix(text[off:next], "\n")
-		if m.couldBe(line) {
-			switch m.lineKind(line) {
-			case +1:
-				open = append(open, next)
-			case -1:
-				if len(open) == 0 {
-					return nil, 0, fmt.Errorf("line %d: end marker %q without a start marker", lineNo, m.End)
-				}
-				level := len(open) - 1
-				contentStart := open[level]
-				open = open[:level]
-				end := max(off-1, contentStart)
-				for len(counts) <= level {
-					counts = append(counts, 0)
-					firsts = append(firsts, Region{})
-				}
-				if counts[level] == 0 {
-					firsts[level] = Region{Start: contentStart, End: end}
-				}
-				counts[level]++
+		switch m.lineKind(line) {
+		case +1:
+			open = append(open, next)
+		case -1:
+			if len(open) == 0 {
+				return nil, 0, fmt.Errorf("line %d: end marker %q without a start marker", lineNumber(text, off), m.End)
 			}
+			level := len(open) - 1
+			contentStart := open[level]
+			open = open[:level]
+			end := max(off-1, contentStart)
+			for len(counts) <= level {
+				counts = append(counts, 0)
+				firsts = append(firsts, Region{})
+			}
+			if counts[level] == 0 {
+				firsts[level] = Region{Start: contentStart, End: end}
+			}
+			counts[level]++
 		}
-		off = next
 	}
 	if len(open) != 0 {
 		return nil, 0, fmt.Errorf("%d start marker(s) %q without an end marker", len(open), m.Start)
