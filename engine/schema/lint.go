@@ -82,7 +82,7 @@ func (s *Set) position(sch *jsonschema.Schema, keyword string) string {
 	if keyword != "" {
 		frag += "/" + keyword
 	}
-	if doc := s.docs[url]; doc != nil {
+	if doc, _ := s.document(url); doc != nil {
 		if p := doc.Position(frag); p != "" {
 			return p
 		}

@@ -11,6 +11,7 @@ package schema
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"path"
@@ -28,17 +29,29 @@ import (
 // inside schemas/<name>.schema.json resolves to another file of the library.
 const baseURL = "file:///schemas/"
 
-// Set is every schema of a library. It is immutable once loaded.
+// Set is every schema of a library. Each file is read when a variant first
+// asks for it, or for a schema that refers to it: a command that renders one
+// variant decodes and compiles that variant's schemas, not the library's.
 type Set struct {
 	label    string
 	compiler *jsonschema.Compiler
-	mu       sync.Mutex // guards compiling: byName, broken and byLoc grow as schemas are asked for
+	files    map[string]*file // by URL; the map never changes once loaded
+	mu       sync.Mutex       // guards compiling: byName, broken, added and byLoc grow as schemas are asked for
 	byName   map[string]*Schema
 	broken   map[string]error              // schemas that do not load, by name
-	raw      map[string]any                // the documents as written, by file URL
-	docs     map[string]*input.Document    // the same, with their positions
-	order    *input.KeyOrder               // their key order, kept as long as the set
+	added    map[string]bool               // the files handed to the compiler
+	order    *input.KeyOrder               // the documents' key order, kept as long as the set
 	byLoc    map[string]*jsonschema.Schema // every compiled schema by its location
+}
+
+// file is one schema file: its bytes, and the document decoded from them
+// on first use, with its positions and key order.
+type file struct {
+	name string // as an error names it: <label>/schemas/<name>.schema.json
+	data []byte
+	once sync.Once
+	doc  *input.Document
+	err  error
 }
 
 // Schema is one compiled schema of the set: the input of a variant.
@@ -50,43 +63,81 @@ type Schema struct {
 	defaults *defaults
 }
 
-// Load reads and compiles schemas/*.schema.json; label is where the files
-// are, for error positions.
+// Load lists schemas/*.schema.json and reads them; label is where the files
+// are, for error positions. Nothing is decoded or compiled until asked for.
 func Load(fsys fs.FS, label string) (*Set, error) {
-	set := &Set{label: label, byName: map[string]*Schema{}, broken: map[string]error{}, raw: map[string]any{}, order: &input.KeyOrder{},
-		byLoc: map[string]*jsonschema.Schema{}, docs: map[string]*input.Document{}}
-	files, _ := fs.Glob(fsys, "schemas/*.schema.json")
+	set := &Set{label: label, files: map[string]*file{}, byName: map[string]*Schema{}, broken: map[string]error{},
+		added: map[string]bool{}, order: &input.KeyOrder{}, byLoc: map[string]*jsonschema.Schema{}}
+	paths, _ := fs.Glob(fsys, "schemas/*.schema.json")
+	for _, f := range paths {
+		name := path.Join(label, f)
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			set.broken[strings.TrimSuffix(path.Base(f), ".schema.json")] = problem.Template(name, "cannot read schema: %v", err)
+			continue
+		}
+		set.files[baseURL+path.Base(f)] = &file{name: name, data: data}
+	}
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
 	c.ExtractAnnotations = true
-	nameOf := func(f string) string { return strings.TrimSuffix(path.Base(f), ".schema.json") }
-	// A schema that does not load breaks the variants that use it, and no
-	// others: each failure is kept by name for Get to report.
-	for _, f := range files {
-		file := path.Join(label, f)
-		data, err := fs.ReadFile(fsys, f)
-		if err != nil {
-			set.broken[nameOf(f)] = problem.Template(file, "cannot read schema: %v", err)
-			continue
+	// A $ref to another file of the library reaches it here, while Get
+	// compiles (and holds mu).
+	c.LoadURL = func(url string) (io.ReadCloser, error) {
+		f := set.files[url]
+		if f == nil {
+			return nil, fmt.Errorf("%s is not a schema of the library", strings.TrimPrefix(url, baseURL))
 		}
-		// The document stays recorded for as long as the set: it is never released.
-		doc, err := input.Decode(input.Input{Name: file, Data: data}, set.order)
-		if err != nil {
-			e := problem.As(err)
-			e.Kind = problem.KindTemplate
-			set.broken[nameOf(f)] = e
-			continue
+		if _, err := set.document(url); err != nil {
+			return nil, err
 		}
-		url := baseURL + path.Base(f)
-		set.raw[url] = doc.Root
-		set.docs[url] = doc
-		if err := c.AddResource(url, bytes.NewReader(data)); err != nil {
-			set.broken[nameOf(f)] = problem.Template(file, "invalid schema: %v", err)
-		}
+		set.added[url] = true // the compiler adds what it loads
+		return io.NopCloser(bytes.NewReader(f.data)), nil
 	}
 	set.compiler = c
 	return set, nil
+}
+
+// document is the file at url decoded, or nil when there is no such file.
+func (s *Set) document(url string) (*input.Document, error) {
+	f := s.files[url]
+	if f == nil {
+		return nil, nil
+	}
+	f.once.Do(func() {
+		// The document stays recorded for as long as the set: it is never released.
+		doc, err := input.Decode(input.Input{Name: f.name, Data: f.data}, s.order)
+		if err != nil {
+			e := problem.As(err)
+			e.Kind = problem.KindTemplate
+			f.err = e
+			return
+		}
+		f.doc = doc
+	})
+	return f.doc, f.err
+}
+
+// add hands the file at url to the compiler, once; mu must be held. The
+// engine's decoder reads it first, for the positions of its errors and for
+// what the compiler drops (key order, defaults as written).
+func (s *Set) add(url string) error {
+	if s.added[url] {
+		return nil
+	}
+	f := s.files[url]
+	if f == nil {
+		return fmt.Errorf("%s is not a schema of the library", strings.TrimPrefix(url, baseURL))
+	}
+	if _, err := s.document(url); err != nil {
+		return err
+	}
+	if err := s.compiler.AddResource(url, bytes.NewReader(f.data)); err != nil {
+		return problem.Template(f.name, "invalid schema: %v", err)
+	}
+	s.added[url] = true
+	return nil
 }
 
 // Get returns the schema of that name (schemas/<name>.schema.json),
@@ -100,8 +151,12 @@ func (s *Set) Get(name string) (*Schema, error) {
 		return sc, s.broken[name]
 	}
 	url := baseURL + name + ".schema.json"
-	if _, ok := s.raw[url]; !ok {
+	if s.files[url] == nil {
 		return nil, nil
+	}
+	if err := s.add(url); err != nil {
+		s.broken[name] = err
+		return nil, err
 	}
 	f := "schemas/" + name + ".schema.json"
 	compiled, err := s.compiler.Compile(url)
@@ -130,7 +185,8 @@ func (sc *Schema) Name() string { return sc.name }
 
 // JSON is the schema document, indented, with its keys in the order written.
 func (sc *Schema) JSON() []byte {
-	return input.AppendJSON(nil, sc.set.raw[sc.url], sc.set.order, true)
+	doc, _ := sc.set.document(sc.url) // decoded before it compiled
+	return input.AppendJSON(nil, doc.Root, sc.set.order, true)
 }
 
 // Properties lists the names of the top-level properties, in the order written.
@@ -186,7 +242,11 @@ func normalLocation(loc string) string {
 // rawNode is the document as written at a compiled schema's location.
 func (s *Set) rawNode(sch *jsonschema.Schema) map[string]any {
 	url, frag, _ := strings.Cut(sch.Location, "#")
-	v, _ := pointer.Lookup(s.raw[url], frag)
+	doc, _ := s.document(url)
+	if doc == nil {
+		return nil
+	}
+	v, _ := pointer.Lookup(doc.Root, frag)
 	m, _ := v.(map[string]any)
 	return m
 }
