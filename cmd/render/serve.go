@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -57,6 +58,9 @@ The preview page at / follows each edit (GET /v1/events) and shows what breaks
 in place of the prompt.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if os.Getenv("GOGC") == "" {
+				debug.SetGCPercent(100) // the runtime's default, for a process that runs long
+			}
 			lib, err := a.library()
 			if err != nil {
 				return err
