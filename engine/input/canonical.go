@@ -23,7 +23,10 @@ type Canonical struct {
 // NewCanonical starts an encoding hashed with SHA-256.
 func NewCanonical() *Canonical {
 	h := sha256.New()
-	return &Canonical{bufio.NewWriterSize(h, 4096), h}
+	// The buffer gathers the small writes of tags and lengths; a long string
+	// goes through it in pieces. bufio's default of 4 KiB was most of what a
+	// render with ids and unique rules allocated.
+	return &Canonical{bufio.NewWriterSize(h, 256), h}
 }
 
 // Sum finishes the encoding and returns its SHA-256.
@@ -95,12 +98,32 @@ func numberText(v any) string {
 }
 
 // Key is a fingerprint of v: two values have the same Key exactly when they
-// are Equal.
+// are Equal. A scalar is its own fingerprint, its type tag and its text; an
+// object, an array or a long string is the hash of its canonical encoding.
 func Key(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "z"
+	case bool:
+		if x {
+			return "t"
+		}
+		return "f"
+	case string:
+		if len(x) <= shortKey {
+			return "s" + x
+		}
+	case int64, int, float64:
+		return "n" + numberText(x)
+	}
 	c := NewCanonical()
 	c.Value(v)
-	return string(c.Sum())
+	return "#" + string(c.Sum())
 }
+
+// shortKey is the longest string that is its own Key: keys of longer ones
+// are hashes, so a rule over long texts holds 33 bytes a value, not a copy.
+const shortKey = 64
 
 // Equal is the one equality of the engine, used by the unique and references
 // rules and by the template functions where, whereIn, whereNot and find: two

@@ -1,6 +1,9 @@
 package input
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestEqual is the engine's one equality: numbers by value, never a number
 // and a string, objects whatever their key order.
@@ -20,6 +23,18 @@ func TestEqual(t *testing.T) {
 		{[]any{"a", int64(2)}, []any{"a", int64(2)}, true},
 		{[]any{"a", int64(2)}, []any{int64(2), "a"}, false},
 		{[]any{"1"}, []any{int64(1)}, false},
+		// Keys of scalars are their text, of the rest a hash: no scalar
+		// key may meet another type's.
+		{"z", nil, false},
+		{"t", true, false},
+		{"n1", int64(1), false},
+		{"s", "s", true},
+		{[]any{}, "#", false},
+		{strings.Repeat("x", 65), strings.Repeat("x", 65), true},
+		{strings.Repeat("x", 65), strings.Repeat("x", 64) + "y", false},
+		{strings.Repeat("x", 64), strings.Repeat("x", 64), true},
+		{[]any{strings.Repeat("x", 65)}, []any{strings.Repeat("x", 65)}, true},
+		{map[string]any{}, []any{}, false},
 	}
 	for _, c := range cases {
 		if got := Equal(c.a, c.b); got != c.want {
