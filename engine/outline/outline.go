@@ -26,41 +26,15 @@ type Heading struct {
 // regions: a heading inside one does not count, and a fence left open inside
 // one ends with it instead of swallowing what follows.
 func Of(src string, opaque []verbatim.Region) []Heading {
-	source := src
-	if len(opaque) > 0 {
-		kept := len(src)
-		for _, r := range opaque {
-			kept -= r.End - r.Start
-		}
-		var b strings.Builder
-		b.Grow(kept)
-		prev := 0
-		for _, r := range opaque {
-			b.WriteString(src[prev:r.Start])
-			prev = r.End
-		}
-		b.WriteString(src[prev:])
-		source = b.String()
-	}
-	toSource := func(off int) int {
-		for _, r := range opaque {
-			if off >= r.Start {
-				off += r.End - r.Start
-			} else {
-				break
-			}
-		}
-		return off
-	}
-	found, ok := scan(source)
+	found, ok := scan(src, opaque)
 	if !ok {
-		found = parse(source)
+		found = parseAround(src, opaque)
 	}
 	out := make([]Heading, 0, len(found))
 	var stack []Heading
 	lineOff, line := 0, 1 // counting lines incrementally keeps this linear
 	for _, h := range found {
-		off := toSource(h.start)
+		off := h.start
 		for len(stack) > 0 && stack[len(stack)-1].Level >= h.level {
 			stack = stack[:len(stack)-1]
 		}
@@ -75,6 +49,28 @@ func Of(src string, opaque []verbatim.Region) []Heading {
 		out = append(out, hd)
 	}
 	return out
+}
+
+// parseAround asks goldmark for the headings of src without its opaque
+// regions, at their offsets in src.
+func parseAround(src string, opaque []verbatim.Region) []heading {
+	var b strings.Builder
+	prev := 0
+	for _, r := range opaque {
+		b.WriteString(src[prev:r.Start])
+		prev = r.End
+	}
+	b.WriteString(src[prev:])
+	found := parse(b.String())
+	for i := range found {
+		for _, r := range opaque {
+			if found[i].start < r.Start {
+				break
+			}
+			found[i].start += r.End - r.Start
+		}
+	}
+	return found
 }
 
 // ParseHeadingLine reads "## Parent Prompt" as level 2, "Parent Prompt".

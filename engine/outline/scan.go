@@ -1,6 +1,10 @@
 package outline
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/promptsmith/promptsmith/engine/verbatim"
+)
 
 // heading is what a parse of the markdown finds: a heading's level, its
 // text, and the offset of the line it starts on.
@@ -21,13 +25,14 @@ const (
 	html                   // an HTML block of types 2–5, which ends at a marker
 )
 
-// scan lists the document-level headings of src reading it line by line, as
-// goldmark's block parser configured in goldmark.go reads it, without
-// building a tree. It reports false for a line that may open an HTML block
-// whose end depends on tag names (CommonMark's types 1, 6 and 7), and the
-// caller asks goldmark. FuzzScanMatchesGoldmark holds the two to
-// the same result on every input scan accepts.
-func scan(src string) ([]heading, bool) {
+// scan lists the document-level headings of src, less its opaque regions,
+// reading it line by line as goldmark's block parser configured in
+// goldmark.go reads it, without building a tree. It reports false for a line
+// that may open an HTML block whose end depends on tag names (CommonMark's
+// types 1, 6 and 7), and the caller asks goldmark. FuzzScanMatchesGoldmark
+// and FuzzScanAroundRegions hold the two to the same result on every input
+// the scan accepts.
+func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
 	var out []heading
 	state := between
 	var fenceChar byte
@@ -39,7 +44,19 @@ func scan(src string) ([]heading, bool) {
 	closeParagraph := func() {
 		paraStart, paraLines = -1, paraLines[:0]
 	}
-	for at := 0; at < len(src); {
+	for at := 0; ; {
+		// An opaque region starts at a line start and ends before the line
+		// break of the marker after it: the scan steps over it as if it
+		// were not there.
+		for len(opaque) > 0 && at >= opaque[0].Start {
+			if at != opaque[0].Start {
+				return nil, false
+			}
+			at, opaque = opaque[0].End, opaque[1:]
+		}
+		if at >= len(src) {
+			break
+		}
 		end := strings.IndexByte(src[at:], '\n')
 		next := at + end + 1
 		if end < 0 {

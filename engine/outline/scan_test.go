@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/promptsmith/promptsmith/engine/verbatim"
 	"testing"
 )
 
@@ -38,7 +40,7 @@ var markdown = []string{
 
 func TestScanMatchesGoldmark(t *testing.T) {
 	for _, src := range markdown {
-		if _, ok := scan(src); !ok {
+		if _, ok := scan(src, nil); !ok {
 			t.Errorf("the scan leaves %q to goldmark", src)
 		}
 		compare(t, src)
@@ -58,7 +60,7 @@ func TestScanReadsThePrompts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := scan(string(b)); !ok {
+		if _, ok := scan(string(b), nil); !ok {
 			t.Errorf("%s: the scan leaves it to goldmark", f)
 		}
 		compare(t, string(b))
@@ -76,7 +78,7 @@ func FuzzScanMatchesGoldmark(f *testing.F) {
 
 func compare(t *testing.T, src string) {
 	t.Helper()
-	got, ok := scan(src)
+	got, ok := scan(src, nil)
 	if !ok {
 		return
 	}
@@ -88,12 +90,62 @@ func compare(t *testing.T, src string) {
 
 func TestScanLeavesTagsToGoldmark(t *testing.T) {
 	for _, src := range []string{"<div>\n# x\n", "para\n<pre>\n", "</context>\n"} {
-		if _, ok := scan(src); ok {
+		if _, ok := scan(src, nil); ok {
 			t.Errorf("scan read %q, which may open an HTML block of type 1, 6 or 7", src)
 		}
 		// Of still lists what goldmark finds.
 		if hs := Of(src, nil); len(hs) != len(parse(src)) {
 			t.Errorf("Of(%q) = %+v", src, hs)
 		}
+	}
+}
+
+var delegation = verbatim.Markers{Start: "<!-- PARENT PROMPT START -->", End: "<!-- PARENT PROMPT END -->"}
+
+// FuzzScanAroundRegions: with verbatim regions opaque, the scan steps over
+// them as goldmark reads the text spliced without them, offsets in the
+// whole text.
+func FuzzScanAroundRegions(f *testing.F) {
+	f.Add("# Before\n", "# Inside\n```\nopen fence", "# After\n")
+	f.Add("para", "", "---\n")
+	f.Add("Title\n", "x\n", "===\n")
+	f.Fuzz(func(t *testing.T, before, inside, after string) {
+		compareAround(t, before+"\n"+delegation.Start+"\n"+inside+"\n"+delegation.End+"\n"+after)
+	})
+}
+
+func compareAround(t *testing.T, src string) {
+	t.Helper()
+	regions, err := delegation.TopRegions(src)
+	if err != nil {
+		return
+	}
+	got, ok := scan(src, regions)
+	if !ok {
+		return
+	}
+	if want := parseAround(src, regions); !slices.Equal(got, want) {
+		t.Errorf("around %v of %q:\nscan:     %+v\ngoldmark: %+v", regions, src, got, want)
+	}
+}
+
+func TestScanAroundTheParents(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/golden/delegation/*.md")
+	if len(files) == 0 {
+		t.Fatal("no delegation prompts found")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		regions, err := delegation.TopRegions(string(b))
+		if err != nil || len(regions) != 1 {
+			t.Fatalf("%s: %v %v", f, regions, err)
+		}
+		if _, ok := scan(string(b), regions); !ok {
+			t.Errorf("%s: the scan leaves it to goldmark", f)
+		}
+		compareAround(t, string(b))
 	}
 }
