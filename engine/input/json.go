@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -70,6 +71,11 @@ type jsonParser struct {
 	// maxDepth bounds nesting: values deeper are refused.
 	maxDepth int
 	path     path // the keys and indexes down to the current value, for errors
+	// elems and keys gather the elements of the arrays and the keys of the
+	// objects being read, innermost last, so that each list and key order
+	// is allocated once at its final size rather than grown by doubling.
+	elems []any
+	keys  []string
 }
 
 // pointer is the JSON pointer of the current value, built only for errors.
@@ -146,11 +152,12 @@ func (p *jsonParser) value(depth int) (any, error) {
 func (p *jsonParser) object(depth int) (any, error) {
 	p.pos++ // {
 	m := map[string]any{}
-	var keys []string
+	base := len(p.keys)
+	defer func() { p.keys = p.keys[:base] }()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		p.record(m, keys)
+		p.record(m, nil)
 		return m, nil
 	}
 	for {
@@ -179,7 +186,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 		}
 		p.path = p.path[:len(p.path)-1]
 		m[k] = v
-		keys = append(keys, k)
+		p.keys = append(p.keys, k)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail("unexpected end of input in an object")
@@ -189,7 +196,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			p.record(m, keys)
+			p.record(m, slices.Clone(p.keys[base:]))
 			return m, nil
 		default:
 			return nil, p.fail("expected ',' or '}' after an object value")
@@ -199,20 +206,24 @@ func (p *jsonParser) object(depth int) (any, error) {
 
 func (p *jsonParser) array(depth int) (any, error) {
 	p.pos++ // [
-	list := []any{}
+	base := len(p.elems)
+	defer func() {
+		clear(p.elems[base:]) // let the values go with the list, not the parser
+		p.elems = p.elems[:base]
+	}()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return list, nil
+		return []any{}, nil
 	}
 	for {
-		p.path = append(p.path, step{index: len(list)})
+		p.path = append(p.path, step{index: len(p.elems) - base})
 		v, err := p.value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
 		p.path = p.path[:len(p.path)-1]
-		list = append(list, v)
+		p.elems = append(p.elems, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return nil, p.fail("unexpected end of input in an array")
@@ -222,7 +233,7 @@ func (p *jsonParser) array(depth int) (any, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			return list, nil
+			return slices.Clone(p.elems[base:]), nil
 		default:
 			return nil, p.fail("expected ',' or ']' after an array element")
 		}
