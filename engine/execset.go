@@ -7,6 +7,7 @@ import (
 	"text/template/parse"
 
 	"github.com/promptsmith/promptsmith/engine/funcs"
+	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/pointer"
 )
 
@@ -18,6 +19,9 @@ type execSet struct {
 	tmpl *template.Template
 	env  *funcs.Env
 	out  *runWriter // where the render running now writes
+	// order is the key order of the input of the render running now; its
+	// entries go when the render releases its document, its buckets stay.
+	order input.KeyOrder
 }
 
 func (v *Variant) acquire(ctx context.Context) (*execSet, error) {
@@ -51,7 +55,7 @@ func (v *Variant) newExecSet() (*execSet, error) {
 	}
 	limits := v.lib.opts.limits
 	set := &execSet{tmpl: clone}
-	set.env = &funcs.Env{Keys: v.lib.order, Templates: func() *template.Template { return set.tmpl },
+	set.env = &funcs.Env{Keys: &set.order, Templates: func() *template.Template { return set.tmpl },
 		Limits: funcs.Limits{ListItems: limits.ListItems, OutputBytes: limits.OutputBytes}}
 	clone.Funcs(funcs.Map(set.env))
 	if err := v.writeFieldsDirectly(set); err != nil {

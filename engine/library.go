@@ -12,30 +12,28 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
 )
 
 // Library is a loaded set of variants. It is immutable and safe for
-// concurrent renders: templates are parsed and schemas compiled once, in
-// Load. What a render records (the key order of its input's objects) lives
-// in the library only while that render runs.
+// concurrent renders: templates are parsed and schemas compiled once, when a
+// variant is first used. What a render records (the key order of its
+// input's objects) lives in the copy of the templates it runs, and only
+// while it runs.
 type Library struct {
 	fsys    fs.FS
 	schemas *schema.Set
 	files   []string // the files that make prompts, for the variants' hashes
 	// mu guards loading: a variant is loaded on first use, so a command that
 	// renders one variant reads and compiles that one.
-	mu       sync.Mutex
-	loaded   map[string]bool
-	variants map[string]*Variant
-	broken   map[string]error // variants that do not load, with why
-	stale    map[string]bool  // broken variants served from a previous load (Fallback)
-	names    []string
-	opts     options
-	// order holds the key order of the objects of renders in progress.
-	order      *input.KeyOrder
+	mu         sync.Mutex
+	loaded     map[string]bool
+	variants   map[string]*Variant
+	broken     map[string]error // variants that do not load, with why
+	stale      map[string]bool  // broken variants served from a previous load (Fallback)
+	names      []string
+	opts       options
 	provenance Provenance
 }
 
@@ -68,7 +66,7 @@ func WithOrigin(dir string) Option { return func(o *options) { o.origin = dir } 
 
 // Load reads every variant of a library: an fs.FS holding templates/ and schemas/.
 func Load(fsys fs.FS, opts ...Option) (*Library, error) {
-	lib := &Library{fsys: fsys, loaded: map[string]bool{}, variants: map[string]*Variant{}, broken: map[string]error{}, order: &input.KeyOrder{}}
+	lib := &Library{fsys: fsys, loaded: map[string]bool{}, variants: map[string]*Variant{}, broken: map[string]error{}}
 	for _, o := range opts {
 		o(&lib.opts)
 	}
@@ -261,7 +259,7 @@ func (lib *Library) Fallback(prev *Library) *Library {
 	}
 	prev.loadAll()
 	out := &Library{fsys: lib.fsys, schemas: lib.schemas, files: lib.files, names: lib.names,
-		opts: lib.opts, order: lib.order, provenance: lib.provenance,
+		opts: lib.opts, provenance: lib.provenance,
 		loaded: maps.Clone(lib.loaded), variants: maps.Clone(lib.variants), broken: maps.Clone(lib.broken),
 		stale: map[string]bool{}}
 	for name := range out.broken {

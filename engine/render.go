@@ -105,7 +105,12 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	if err := ctx.Err(); err != nil {
 		return nil, v.stopped(err)
 	}
-	doc, err := input.Decoder{Order: v.lib.order, MaxBytes: limits.InputBytes, MaxDepth: limits.Depth}.Decode(in)
+	set, err := v.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer v.release(set)
+	doc, err := input.Decoder{Order: &set.order, MaxBytes: limits.InputBytes, MaxDepth: limits.Depth}.Decode(in)
 	if err != nil {
 		return nil, err
 	}
@@ -126,11 +131,6 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	if err := ctx.Err(); err != nil {
 		return nil, v.stopped(err)
 	}
-	set, err := v.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer v.release(set)
 	var data map[string]any
 	if ro.maxTokens > 0 {
 		res, data, err = v.fit(ctx, set, doc, ids, ro)

@@ -131,7 +131,8 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*V
 // returns the values each template_choice field may take.
 func (v *Variant) parseTemplates(fsys fs.FS, dir string) (map[string][]string, error) {
 	mfile := v.dir + "/prompt.yaml"
-	env := &funcs.Env{Keys: v.lib.order, Templates: func() *template.Template { return v.tmpl }}
+	// These templates are parsed, never run: renders run copies (execSet).
+	env := &funcs.Env{Templates: func() *template.Template { return v.tmpl }}
 	t := template.New(v.name).Option("missingkey=error").Funcs(funcs.Map(env))
 	var files []string
 	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {

@@ -15,8 +15,14 @@ import (
 // cannot be given to another map while the entry stands, and Release removes
 // the entry before letting the map go. A KeyOrder belongs to a Library (for
 // its renders) or to one Document; none is global.
+//
+// A render records a few dozen objects and reads them back many times from
+// one goroutine, and a KeyOrder is reused from render to render: a map
+// under a read-write lock keeps its buckets between them, where a sync.Map
+// allocated a node for every object recorded.
 type KeyOrder struct {
-	m sync.Map // uintptr → []string
+	mu sync.RWMutex
+	m  map[uintptr][]string
 }
 
 func mapID(m map[string]any) uintptr { return reflect.ValueOf(m).Pointer() }
@@ -26,11 +32,8 @@ func mapID(m map[string]any) uintptr { return reflect.ValueOf(m).Pointer() }
 // which is still deterministic. A nil KeyOrder sorts every map.
 func (o *KeyOrder) Keys(m map[string]any) []string {
 	if o != nil {
-		if v, ok := o.m.Load(mapID(m)); ok {
-			keys := v.([]string)
-			if len(keys) == len(m) && allPresent(keys, m) {
-				return keys
-			}
+		if keys, ok := o.recorded(m); ok && len(keys) == len(m) && allPresent(keys, m) {
+			return keys
 		}
 	}
 	return sortedKeys(m)
@@ -38,17 +41,25 @@ func (o *KeyOrder) Keys(m map[string]any) []string {
 
 // Len is the number of objects whose order is recorded.
 func (o *KeyOrder) Len() int {
-	n := 0
-	o.m.Range(func(any, any) bool { n++; return true })
-	return n
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	return len(o.m)
 }
 
 func (o *KeyOrder) recorded(m map[string]any) ([]string, bool) {
-	v, ok := o.m.Load(mapID(m))
-	if !ok {
-		return nil, false
+	o.mu.RLock()
+	keys, ok := o.m[mapID(m)]
+	o.mu.RUnlock()
+	return keys, ok
+}
+
+func (o *KeyOrder) store(m map[string]any, keys []string) {
+	o.mu.Lock()
+	if o.m == nil {
+		o.m = map[uintptr][]string{}
 	}
-	return v.([]string), true
+	o.m[mapID(m)] = keys
+	o.mu.Unlock()
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -80,7 +91,7 @@ func (d *Document) Record(m map[string]any, keys []string) {
 	if d.order == nil {
 		return
 	}
-	d.order.m.Store(mapID(m), keys)
+	d.order.store(m, keys)
 	d.held = append(d.held, m)
 }
 
@@ -104,10 +115,12 @@ func (d *Document) AppendKey(m map[string]any, key string) {
 // Release forgets the key order of every object of the document. A
 // document's values must not be iterated for their order after it.
 func (d *Document) Release() {
-	if d.order != nil {
+	if d.order != nil && len(d.held) > 0 {
+		d.order.mu.Lock()
 		for _, m := range d.held {
-			d.order.m.Delete(mapID(m))
+			delete(d.order.m, mapID(m))
 		}
+		d.order.mu.Unlock()
 	}
 	d.held = nil
 }
