@@ -13,6 +13,14 @@ import (
 )
 
 func (d *Document) decodeYAML(data []byte) (any, error) {
+	if v, ok := d.readYAML(data); ok {
+		return v, nil
+	}
+	return d.decodeYAMLNodes(data)
+}
+
+// decodeYAMLNodes reads any YAML through yaml.v3's nodes.
+func (d *Document) decodeYAMLNodes(data []byte) (any, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var n yaml.Node
 	if err := dec.Decode(&n); err == io.EOF {
