@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
 )
@@ -248,10 +249,11 @@ func (p *jsonParser) string() (string, error) {
 	start := p.pos
 	data := p.data
 	i := start + 1
-	escaped := false
 	for {
 		// Eight bytes at a time while none of them needs a look: most of a
-		// long string, such as a parent prompt, is plain ASCII.
+		// long string, such as a parent prompt, is plain ASCII. Escapes are
+		// not looked at here (a parent prompt has one on every line), only
+		// the quote that may end the string.
 		for i+8 <= len(data) {
 			if mask := special(binary.LittleEndian.Uint64(data[i:])); mask != 0 {
 				i += bits.TrailingZeros64(mask) / 8 // the first byte flagged needs the look
@@ -265,9 +267,13 @@ func (p *jsonParser) string() (string, error) {
 		}
 		switch c := data[i]; {
 		case c == '"':
+			if escapedAt(data, start+1, i) {
+				i++
+				continue
+			}
 			p.pos = i + 1
 			body := data[start+1 : i]
-			if !escaped {
+			if bytes.IndexByte(body, '\\') < 0 {
 				return string(body), nil
 			}
 			out, at, err := unescape(body)
@@ -280,12 +286,6 @@ func (p *jsonParser) string() (string, error) {
 				return "", p.fail("invalid escape in a string")
 			}
 			return out, nil
-		case c == '\\':
-			escaped = true
-			i++
-			if i < len(data) && data[i] < utf8.RuneSelf {
-				i++ // the escaped byte, which may be a quote
-			}
 		case c == 0:
 			p.pos = i
 			return "", errNUL()
@@ -305,16 +305,25 @@ func (p *jsonParser) string() (string, error) {
 	}
 }
 
+// escapedAt reports whether the quote at data[i] is escaped: preceded,
+// after from, by an odd number of backslashes.
+func escapedAt(data []byte, from, i int) bool {
+	n := 0
+	for j := i - 1; j >= from && data[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
+}
+
 // special reports, as a non-zero result, whether one of the eight bytes of
-// x may need a look inside a JSON string: a quote, a backslash, a control
-// byte or a byte of a multi-byte character. It may report a byte that needs
+// x may need a look inside a JSON string: a quote, a control byte or a byte
+// of a multi-byte character. It may report a byte that needs
 // none (a borrow between bytes), but never misses one, and the lowest byte it
 // reports always needs the look: a borrow comes from a byte reported below.
 func special(x uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	quote := x ^ (ones * '"')
-	slash := x ^ (ones * '\\')
-	return ((quote - ones) | (slash - ones) | (x - ones*0x20) | x) & highs
+	return ((quote - ones) | (x - ones*0x20) | x) & highs
 }
 
 // textError turns a string that is not text into an input error naming the
@@ -362,62 +371,93 @@ func (p *jsonParser) number() (any, error) {
 
 // unescape decodes the body of a JSON string that holds escapes, copying the
 // runs between backslashes whole. An escape that is malformed, or stands for
-// NUL or half a surrogate pair, is an error at its offset in body.
+// NUL or half a surrogate pair, is an error at its offset in body. A parent
+// prompt has an escape on every line, so the search for the next one and
+// the common escapes are done here, without a call per escape.
 func unescape(body []byte) (string, int, error) {
-	var b strings.Builder
-	b.Grow(len(body))
+	out := make([]byte, 0, len(body)) // escapes only ever shorten the text
 	at := 0
-	for len(body) > 0 {
-		i := bytes.IndexByte(body, '\\')
-		if i < 0 {
-			b.Write(body)
-			break
+	for {
+		i := nextBackslash(body, at)
+		out = append(out, body[at:i]...)
+		if i == len(body) {
+			// out is never written again: it becomes the string as it is.
+			return unsafe.String(unsafe.SliceData(out), len(out)), 0, nil
 		}
-		b.Write(body[:i])
-		body = body[i:]
-		at += i
-		if len(body) < 2 {
-			return "", at, errBadEscape
+		if i+1 < len(body) {
+			if c := shortEscape(body[i+1]); c != 0 {
+				out = append(out, c)
+				at = i + 2
+				continue
+			}
 		}
-		n := 2
-		switch body[1] {
-		case '"', '\\', '/':
-			b.WriteByte(body[1])
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'u':
-			r, ok := hex4(body[2:])
-			if !ok {
-				return "", at, errBadEscape
-			}
-			n = 6
-			if r == 0 {
-				return "", at, errNUL()
-			}
-			if utf16.IsSurrogate(r) {
-				r2, ok := hex4(body[min(8, len(body)):])
-				dec := utf16.DecodeRune(r, r2)
-				if !ok || len(body) < 8 || body[6] != '\\' || body[7] != 'u' || dec == utf8.RuneError {
-					return "", at, &notText{fmt.Sprintf("holds \\u%04x, half of a UTF-16 surrogate pair without the other half", r)}
-				}
-				r, n = dec, 12
-			}
-			b.WriteRune(r)
-		default:
-			return "", at, errBadEscape
+		var n int
+		var err error
+		if out, n, err = appendUnicodeEscape(out, body[i:]); err != nil {
+			return "", i, err
 		}
-		body = body[n:]
-		at += n
+		at = i + n
 	}
-	return b.String(), 0, nil
+}
+
+// nextBackslash is the offset of the first backslash of b at or after from,
+// or len(b), read eight bytes at a time.
+func nextBackslash(b []byte, from int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := from
+	for ; i+8 <= len(b); i += 8 {
+		v := binary.LittleEndian.Uint64(b[i:]) ^ (ones * '\\')
+		if m := (v - ones) &^ v & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for i < len(b) && b[i] != '\\' {
+		i++
+	}
+	return i
+}
+
+// shortEscape is the byte a two-character escape stands for, or 0.
+func shortEscape(c byte) byte {
+	switch c {
+	case '"', '\\', '/':
+		return c
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return 0
+}
+
+// appendUnicodeEscape appends the character of the \uXXXX escape (or
+// surrogate pair) that starts esc, and returns how many bytes it takes.
+func appendUnicodeEscape(out, esc []byte) ([]byte, int, error) {
+	if len(esc) < 2 || esc[1] != 'u' {
+		return out, 0, errBadEscape
+	}
+	r, ok := hex4(esc[2:])
+	if !ok {
+		return out, 0, errBadEscape
+	}
+	if r == 0 {
+		return out, 0, errNUL()
+	}
+	if !utf16.IsSurrogate(r) {
+		return utf8.AppendRune(out, r), 6, nil
+	}
+	r2, ok := hex4(esc[min(8, len(esc)):])
+	dec := utf16.DecodeRune(r, r2)
+	if !ok || len(esc) < 8 || esc[6] != '\\' || esc[7] != 'u' || dec == utf8.RuneError {
+		return out, 0, &notText{fmt.Sprintf("holds \\u%04x, half of a UTF-16 surrogate pair without the other half", r)}
+	}
+	return utf8.AppendRune(out, dec), 12, nil
 }
 
 var errBadEscape = errors.New("invalid escape")
