@@ -61,7 +61,21 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*V
 		m.Schema = name
 	}
 	v := &Variant{lib: lib, name: name, manifest: m, raw: data, dir: lib.label(dir), examples: map[string]Input{}}
-	v.schema, err = schemas.Get(m.Schema)
+	// The schema compiles while the templates parse: they need nothing of
+	// each other, and together they are most of what loading a variant
+	// costs. A schema error is still reported before a template error.
+	type compiled struct {
+		sc  *schema.Schema
+		err error
+	}
+	done := make(chan compiled, 1)
+	go func() {
+		sc, err := schemas.Get(m.Schema)
+		done <- compiled{sc, err}
+	}()
+	choices, terr := v.parseTemplates(fsys, dir)
+	c := <-done
+	v.schema, err = c.sc, c.err
 	if err != nil {
 		return nil, err
 	}
@@ -94,9 +108,8 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*V
 			}
 		}
 	}
-	choices, err := v.parseTemplates(fsys, dir)
-	if err != nil {
-		return nil, err
+	if terr != nil {
+		return nil, terr
 	}
 	for i, be := range m.BudgetExamples {
 		if be.MaxTokens <= 0 {
