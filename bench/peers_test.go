@@ -16,6 +16,8 @@ import (
 	"github.com/Masterminds/sprig/v3"
 	"github.com/google/dotprompt/go/dotprompt"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/schema"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -401,6 +403,31 @@ func BenchmarkPeers(b *testing.B) {
 			reportRatio(b, "peers/bare", "x-bare")
 		})
 	}
+	// What jsonschema v5 costs inside promptsmith's render: the library's own
+	// compiled schema validating the decoded input, as Library.Render calls
+	// it. Validation stays on v5 (DESIGN.md); this row shows its share.
+	b.Run("promptsmith-validate", func(b *testing.B) {
+		set, err := schema.Load(os.DirFS(libraryDir), libraryDir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sc, err := set.Get(workloadVariant)
+		if err != nil {
+			b.Fatal(err)
+		}
+		doc, err := input.Decode(engine.Input{Name: "input.json", Data: p.input}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer doc.Release()
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := sc.Validate(doc); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportRatio(b, "peers/dotprompt-compiled", "x-dotprompt")
+	})
 	// The ratios the targets are read from: promptsmith against the
 	// contenders that allocate as it does, in the same ops. (Against the
 	// floor, which allocates 40 times less, a paired ratio would read low:
