@@ -7,6 +7,7 @@ import (
 	"hash"
 	"math"
 	"strconv"
+	"unsafe"
 )
 
 // Canonical is a streaming hash of values' canonical encoding: a one-byte
@@ -53,7 +54,15 @@ func (c *Canonical) Value(v any) {
 	case string:
 		c.w.WriteByte('s')
 		c.length(len(x))
-		c.w.WriteString(x)
+		if len(x) <= c.w.Available() {
+			c.w.WriteString(x)
+			break
+		}
+		// A long string, such as a parent prompt, goes to the hash as it
+		// is, not copied through the buffer in pieces. A hash never
+		// writes to what it is given, nor keeps it.
+		c.w.Flush()
+		c.h.Write(unsafe.Slice(unsafe.StringData(x), len(x)))
 	case int64, int, float64:
 		c.number(numberText(x))
 	case map[string]any:

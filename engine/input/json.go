@@ -12,7 +12,6 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
 )
@@ -375,25 +374,24 @@ func (p *jsonParser) number() (any, error) {
 // prompt has an escape on every line, so the search for the next one and
 // the common escapes are done here, without a call per escape.
 func unescape(body []byte) (string, int, error) {
-	out := make([]byte, 0, len(body)) // escapes only ever shorten the text
+	var out strings.Builder
+	out.Grow(len(body)) // escapes only ever shorten the text; Grow does not zero it
 	at := 0
 	for {
 		i := nextBackslash(body, at)
-		out = append(out, body[at:i]...)
+		out.Write(body[at:i])
 		if i == len(body) {
-			// out is never written again: it becomes the string as it is.
-			return unsafe.String(unsafe.SliceData(out), len(out)), 0, nil
+			return out.String(), 0, nil
 		}
 		if i+1 < len(body) {
 			if c := shortEscape(body[i+1]); c != 0 {
-				out = append(out, c)
+				out.WriteByte(c)
 				at = i + 2
 				continue
 			}
 		}
-		var n int
-		var err error
-		if out, n, err = appendUnicodeEscape(out, body[i:]); err != nil {
+		n, err := writeUnicodeEscape(&out, body[i:])
+		if err != nil {
 			return "", i, err
 		}
 		at = i + n
@@ -436,28 +434,30 @@ func shortEscape(c byte) byte {
 	return 0
 }
 
-// appendUnicodeEscape appends the character of the \uXXXX escape (or
+// writeUnicodeEscape writes the character of the \uXXXX escape (or
 // surrogate pair) that starts esc, and returns how many bytes it takes.
-func appendUnicodeEscape(out, esc []byte) ([]byte, int, error) {
+func writeUnicodeEscape(out *strings.Builder, esc []byte) (int, error) {
 	if len(esc) < 2 || esc[1] != 'u' {
-		return out, 0, errBadEscape
+		return 0, errBadEscape
 	}
 	r, ok := hex4(esc[2:])
 	if !ok {
-		return out, 0, errBadEscape
+		return 0, errBadEscape
 	}
 	if r == 0 {
-		return out, 0, errNUL()
+		return 0, errNUL()
 	}
 	if !utf16.IsSurrogate(r) {
-		return utf8.AppendRune(out, r), 6, nil
+		out.WriteRune(r)
+		return 6, nil
 	}
 	r2, ok := hex4(esc[min(8, len(esc)):])
 	dec := utf16.DecodeRune(r, r2)
 	if !ok || len(esc) < 8 || esc[6] != '\\' || esc[7] != 'u' || dec == utf8.RuneError {
-		return out, 0, &notText{fmt.Sprintf("holds \\u%04x, half of a UTF-16 surrogate pair without the other half", r)}
+		return 0, &notText{fmt.Sprintf("holds \\u%04x, half of a UTF-16 surrogate pair without the other half", r)}
 	}
-	return utf8.AppendRune(out, dec), 12, nil
+	out.WriteRune(dec)
+	return 12, nil
 }
 
 var errBadEscape = errors.New("invalid escape")
