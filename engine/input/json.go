@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
 )
@@ -374,24 +375,25 @@ func (p *jsonParser) number() (any, error) {
 // prompt has an escape on every line, so the search for the next one and
 // the common escapes are done here, without a call per escape.
 func unescape(body []byte) (string, int, error) {
-	var out strings.Builder
-	out.Grow(len(body)) // escapes only ever shorten the text; Grow does not zero it
+	out := make([]byte, 0, len(body)) // escapes only ever shorten the text
 	at := 0
 	for {
 		i := nextBackslash(body, at)
-		out.Write(body[at:i])
+		out = append(out, body[at:i]...)
 		if i == len(body) {
-			return out.String(), 0, nil
+			// out is never written again: it becomes the string as it is.
+			return unsafe.String(unsafe.SliceData(out), len(out)), 0, nil
 		}
 		if i+1 < len(body) {
 			if c := shortEscape(body[i+1]); c != 0 {
-				out.WriteByte(c)
+				out = append(out, c)
 				at = i + 2
 				continue
 			}
 		}
-		n, err := writeUnicodeEscape(&out, body[i:])
-		if err != nil {
+		var n int
+		var err error
+		if out, n, err = appendUnicodeEscape(out, body[i:]); err != nil {
 			return "", i, err
 		}
 		at = i + n
@@ -434,30 +436,28 @@ func shortEscape(c byte) byte {
 	return 0
 }
 
-// writeUnicodeEscape writes the character of the \uXXXX escape (or
+// appendUnicodeEscape appends the character of the \uXXXX escape (or
 // surrogate pair) that starts esc, and returns how many bytes it takes.
-func writeUnicodeEscape(out *strings.Builder, esc []byte) (int, error) {
+func appendUnicodeEscape(out, esc []byte) ([]byte, int, error) {
 	if len(esc) < 2 || esc[1] != 'u' {
-		return 0, errBadEscape
+		return out, 0, errBadEscape
 	}
 	r, ok := hex4(esc[2:])
 	if !ok {
-		return 0, errBadEscape
+		return out, 0, errBadEscape
 	}
 	if r == 0 {
-		return 0, errNUL()
+		return out, 0, errNUL()
 	}
 	if !utf16.IsSurrogate(r) {
-		out.WriteRune(r)
-		return 6, nil
+		return utf8.AppendRune(out, r), 6, nil
 	}
 	r2, ok := hex4(esc[min(8, len(esc)):])
 	dec := utf16.DecodeRune(r, r2)
 	if !ok || len(esc) < 8 || esc[6] != '\\' || esc[7] != 'u' || dec == utf8.RuneError {
-		return 0, &notText{fmt.Sprintf("holds \\u%04x, half of a UTF-16 surrogate pair without the other half", r)}
+		return out, 0, &notText{fmt.Sprintf("holds \\u%04x, half of a UTF-16 surrogate pair without the other half", r)}
 	}
-	out.WriteRune(dec)
-	return 12, nil
+	return utf8.AppendRune(out, dec), 12, nil
 }
 
 var errBadEscape = errors.New("invalid escape")
