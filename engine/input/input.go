@@ -3,9 +3,11 @@
 // object's keys (KeyOrder) and where each value was written (Position).
 //
 // The tree holds map[string]any, []any, string, int64, float64, bool and nil,
-// whichever of JSON and YAML it came from. The package also says how such
-// values are written back as JSON (AppendJSON), hashed (Hasher) and compared
-// (Equal): one definition each, used by every stage.
+// whichever of JSON and YAML it came from. JSON is read by the package's own
+// parser; YAML by a reader of the YAML people write (readYAML), and by
+// yaml.v3 for the rest and for every error. The package also says how such
+// values are written back as JSON (AppendJSON), hashed (Canonical, Key) and
+// compared (Equal): one definition each, used by every stage.
 package input
 
 import (
