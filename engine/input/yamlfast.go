@@ -440,20 +440,11 @@ func flowNode(s string, i, depth int, r *yamlReader) (any, int, bool) {
 				return nil, 0, false
 			}
 			list = append(list, v)
-			i = skipSpaces(s, end)
-			if i >= len(s) {
+			var closed bool
+			if i, closed, ok = flowSeparator(s, end, ']'); !ok {
 				return nil, 0, false
-			}
-			switch s[i] {
-			case ',':
-				i = skipSpaces(s, i+1)
-				if i < len(s) && (s[i] == ']' || s[i] == ',') {
-					return nil, 0, false
-				}
-			case ']':
-				return list, i + 1, true
-			default:
-				return nil, 0, false
+			} else if closed {
+				return list, i, true
 			}
 		}
 	case '{':
@@ -483,21 +474,12 @@ func flowNode(s string, i, depth int, r *yamlReader) (any, int, bool) {
 			}
 			m[key] = v
 			keys = append(keys, key)
-			i = skipSpaces(s, after)
-			if i >= len(s) {
+			var closed bool
+			if i, closed, ok = flowSeparator(s, after, '}'); !ok {
 				return nil, 0, false
-			}
-			switch s[i] {
-			case ',':
-				i = skipSpaces(s, i+1)
-				if i < len(s) && (s[i] == '}' || s[i] == ',') {
-					return nil, 0, false
-				}
-			case '}':
+			} else if closed {
 				r.objects = append(r.objects, recorded{m, keys})
-				return m, i + 1, true
-			default:
-				return nil, 0, false
+				return m, i, true
 			}
 		}
 	case '"', '\'':
@@ -521,6 +503,27 @@ func flowNode(s string, i, depth int, r *yamlReader) (any, int, bool) {
 	}
 	v, ok := resolvePlain(text)
 	return v, end, ok
+}
+
+// flowSeparator reads what follows an entry of a flow collection, from s[i]:
+// a comma and the next entry's start, or the closing bracket and the offset
+// after it (closed). A comma before the bracket or another comma is left
+// to yaml.v3.
+func flowSeparator(s string, i int, closer byte) (next int, closed, ok bool) {
+	i = skipSpaces(s, i)
+	switch {
+	case i >= len(s):
+		return 0, false, false
+	case s[i] == closer:
+		return i + 1, true, true
+	case s[i] != ',':
+		return 0, false, false
+	}
+	i = skipSpaces(s, i+1)
+	if i < len(s) && (s[i] == closer || s[i] == ',') {
+		return 0, false, false
+	}
+	return i, false, true
 }
 
 func skipSpaces(s string, i int) int {

@@ -27,13 +27,10 @@ func lineByLine(m Markers, text string) (found []string) {
 }
 
 func bySearch(m Markers, text string) (found []string) {
-	for l := m.lines(text); ; {
-		line, off, next, ok := l.next()
-		if !ok {
-			return found
-		}
-		found = append(found, fmt.Sprintf("line %d at %d..%d kind %d", lineNumber(text, off), off, next, m.lineKind(line)))
+	for l := range m.markerLines(text) {
+		found = append(found, fmt.Sprintf("line %d at %d..%d kind %d", lineNumber(text, l.at), l.at, l.next, l.kind))
 	}
+	return found
 }
 
 // TestMarkerSearchFindsEveryLine: the search visits exactly the lines a

@@ -12,6 +12,7 @@ package verbatim
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
@@ -39,18 +40,42 @@ func (m Markers) lineKind(line string) int {
 	return 0
 }
 
-// markerLines visits the lines of a text that hold marker text, in order.
-// It searches for the markers themselves rather than reading every line: a
+// markerLine is a line that holds marker text: a start marker line (kind
+// +1), an end marker line (-1) or a line with marker text inside it (0), the
+// offset it starts at and the offset of the line after it.
+type markerLine struct{ kind, at, next int }
+
+// markerLines yields the lines of text that hold marker text, in order. It
+// searches for the markers themselves rather than reading every line: a
 // 1 MiB parent prompt has tens of thousands of lines and a handful of
 // markers, and the search skips to them at the speed of strings.Index.
-type markerLines struct {
-	m          Markers
-	text       string
-	start, end int // the next offset of each marker, -1 when there is none
-}
-
-func (m Markers) lines(text string) markerLines {
-	return markerLines{m: m, text: text, start: find(text, 0, m.Start), end: find(text, 0, m.End)}
+func (m Markers) markerLines(text string) iter.Seq[markerLine] {
+	return func(yield func(markerLine) bool) {
+		start, end := find(text, 0, m.Start), find(text, 0, m.End)
+		for {
+			p := start
+			if p < 0 || (end >= 0 && end < p) {
+				p = end
+			}
+			if p < 0 {
+				return
+			}
+			at := strings.LastIndexByte(text[:p], '\n') + 1
+			next := len(text)
+			if nl := strings.IndexByte(text[p:], '\n'); nl >= 0 {
+				next = p + nl + 1
+			}
+			if start >= 0 && start < next {
+				start = find(text, next, m.Start)
+			}
+			if end >= 0 && end < next {
+				end = find(text, next, m.End)
+			}
+			if !yield(markerLine{kind: m.lineKind(strings.TrimSuffix(text[at:next], "\n")), at: at, next: next}) {
+				return
+			}
+		}
+	}
 }
 
 // find is the offset of the first sub at or after from, or -1.
@@ -65,30 +90,6 @@ func find(text string, from int, sub string) int {
 	return from + i
 }
 
-// next returns the next line holding marker text, without its line break,
-// the offset it starts at and the offset of the line after it.
-func (l *markerLines) next() (line string, at, next int, ok bool) {
-	p := l.start
-	if p < 0 || (l.end >= 0 && l.end < p) {
-		p = l.end
-	}
-	if p < 0 {
-		return "", 0, 0, false
-	}
-	at = strings.LastIndexByte(l.text[:p], '\n') + 1
-	next = len(l.text)
-	if nl := strings.IndexByte(l.text[p:], '\n'); nl >= 0 {
-		next = p + nl + 1
-	}
-	if l.start >= 0 && l.start < next {
-		l.start = find(l.text, next, l.m.Start)
-	}
-	if l.end >= 0 && l.end < next {
-		l.end = find(l.text, next, l.m.End)
-	}
-	return strings.TrimSuffix(l.text[at:next], "\n"), at, next, true
-}
-
 // lineNumber is the number of the line at offset at, for messages.
 func lineNumber(text string, at int) int { return 1 + strings.Count(text[:at], "\n") }
 
@@ -96,24 +97,20 @@ func lineNumber(text string, at int) int { return 1 + strings.Count(text[:at], "
 func (m Markers) TopRegions(text string) ([]Region, error) {
 	var out []Region
 	depth, contentStart := 0, 0
-	for l := m.lines(text); ; {
-		line, off, next, ok := l.next()
-		if !ok {
-			break
-		}
-		switch m.lineKind(line) {
+	for l := range m.markerLines(text) {
+		switch l.kind {
 		case +1:
 			if depth == 0 {
-				contentStart = next
+				contentStart = l.next
 			}
 			depth++
 		case -1:
 			if depth == 0 {
-				return nil, fmt.Errorf("line %d: end marker %q without a start marker", lineNumber(text, off), m.End)
+				return nil, fmt.Errorf("line %d: end marker %q without a start marker", lineNumber(text, l.at), m.End)
 			}
 			depth--
 			if depth == 0 {
-				out = append(out, Region{Start: contentStart, End: max(off-1, contentStart)})
+				out = append(out, Region{Start: contentStart, End: max(l.at-1, contentStart)})
 			}
 		}
 	}
@@ -127,21 +124,17 @@ func (m Markers) TopRegions(text string) ([]Region, error) {
 // text never stands inside a line, where an extractor could be fooled by it.
 func (m Markers) CheckField(s string) error {
 	depth := 0
-	for l := m.lines(s); ; {
-		line, off, _, ok := l.next()
-		if !ok {
-			break
-		}
-		switch m.lineKind(line) {
+	for l := range m.markerLines(s) {
+		switch l.kind {
 		case +1:
 			depth++
 		case -1:
 			depth--
 			if depth < 0 {
-				return fmt.Errorf("line %d: end marker %q comes before its start marker", lineNumber(s, off), m.End)
+				return fmt.Errorf("line %d: end marker %q comes before its start marker", lineNumber(s, l.at), m.End)
 			}
 		default:
-			return fmt.Errorf("line %d: marker text stands inside a line; a marker must be a line of its own", lineNumber(s, off))
+			return fmt.Errorf("line %d: marker text stands inside a line; a marker must be a line of its own", lineNumber(s, l.at))
 		}
 	}
 	if depth != 0 {
@@ -169,22 +162,18 @@ func (m Markers) levels(text string) (chain []Region, after int, err error) {
 	var open []int      // content start of each region open, outermost first
 	var counts []int    // regions found at each level
 	var firsts []Region // the first region found at each level
-	for l := m.lines(text); ; {
-		line, off, next, ok := l.next()
-		if !ok {
-			break
-		}
-		switch m.lineKind(line) {
+	for l := range m.markerLines(text) {
+		switch l.kind {
 		case +1:
-			open = append(open, next)
+			open = append(open, l.next)
 		case -1:
 			if len(open) == 0 {
-				return nil, 0, fmt.Errorf("line %d: end marker %q without a start marker", lineNumber(text, off), m.End)
+				return nil, 0, fmt.Errorf("line %d: end marker %q without a start marker", lineNumber(text, l.at), m.End)
 			}
 			level := len(open) - 1
 			contentStart := open[level]
 			open = open[:level]
-			end := max(off-1, contentStart)
+			end := max(l.at-1, contentStart)
 			for len(counts) <= level {
 				counts = append(counts, 0)
 				firsts = append(firsts, Region{})
