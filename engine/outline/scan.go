@@ -18,18 +18,20 @@ type heading struct {
 type block int
 
 const (
-	between   block = iota // no block is open
-	paragraph              // a paragraph, which a setext underline may make a heading
-	fenced                 // a fenced code block
-	indented               // an indented code block
-	html                   // an HTML block of types 2–5, which ends at a marker
+	between     block = iota // no block is open
+	paragraph                // a paragraph, which a setext underline may make a heading
+	fenced                   // a fenced code block
+	indented                 // an indented code block
+	html                     // an HTML block of types 2–5, which ends at a marker
+	htmlToBlank              // an HTML block of types 6–7, which ends at a blank line
 )
 
 // scan lists the document-level headings of src, less its opaque regions,
 // reading it line by line as goldmark's block parser configured in
 // goldmark.go reads it, without building a tree. It reports false for a line
-// that may open an HTML block whose end depends on tag names (CommonMark's
-// types 1, 6 and 7), and the caller asks goldmark. FuzzScanMatchesGoldmark
+// that goldmark's regular expressions for HTML blocks must judge (a tag with
+// attributes, the raw-text tags of type 1), and the caller asks goldmark.
+// FuzzScanMatchesGoldmark
 // and FuzzScanAroundRegions hold the two to the same result on every input
 // the scan accepts.
 func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
@@ -95,6 +97,12 @@ func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
 			}
 			at = next
 			continue
+		case htmlToBlank:
+			if !blank {
+				at = next
+				continue
+			}
+			state = between // the blank line ends it, and is a blank line
 		}
 
 		if blank {
@@ -152,11 +160,11 @@ func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
 			}
 			state, fenceChar, fenceLen = fenced, rest[0], n
 		case '<':
-			marker, known := htmlOpen(rest)
+			block, marker, known := htmlOpen(rest, state == paragraph)
 			if !known {
-				return nil, false // types 1, 6 and 7 need goldmark's tag rules
+				return nil, false // a tag whose block goldmark's own rules must tell
 			}
-			if marker == "" {
+			if !block {
 				opened = false
 				break
 			}
@@ -164,7 +172,9 @@ func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
 				closeParagraph()
 			}
 			state, closing = html, marker
-			if strings.Contains(line, marker) { // closed on its first line
+			if marker == "" {
+				state = htmlToBlank
+			} else if strings.Contains(line, marker) { // closed on its first line
 				state = between
 			}
 		default:
@@ -267,24 +277,90 @@ func closesFence(rest string, c byte, n int) bool {
 	return i >= n && isBlank(rest[i:])
 }
 
-// htmlOpen reads a line (indentation removed) that starts with "<". It
-// returns the marker that ends the HTML block the line opens (types 2–5 of
-// CommonMark), "" when the line opens none, and known false for a line that
-// may open a block whose end depends on tag names (types 1, 6, 7).
-func htmlOpen(rest string) (marker string, known bool) {
+// htmlOpen reads a line (indentation removed) that starts with "<", as
+// goldmark's HTML block parser does: whether it opens a block, and the marker
+// that ends it (types 2–5 of CommonMark) or "" for a block that ends at a
+// blank line (types 6 and 7). Prompts mark their parts with tags of their
+// own (<context>, </instructions>), which are type 7 when they stand alone
+// on a line. known is false where goldmark's regular expressions decide: a
+// tag with attributes, the raw-text tags of type 1, a carriage return.
+func htmlOpen(rest string, inParagraph bool) (block bool, marker string, known bool) {
 	switch {
 	case strings.HasPrefix(rest, "<!--"):
-		return "-->", true
+		return true, "-->", true
 	case strings.HasPrefix(rest, "<?"):
-		return "?>", true
+		return true, "?>", true
 	case len(rest) > 2 && rest[1] == '!' && 'A' <= rest[2] && rest[2] <= 'Z':
-		return ">", true
+		return true, ">", true
 	case strings.HasPrefix(rest, "<![CDATA["):
-		return "]]>", true
-	case len(rest) > 1 && (rest[1] == '/' || 'a' <= rest[1]|0x20 && rest[1]|0x20 <= 'z'):
-		return "", false
+		return true, "]]>", true
 	}
-	return "", true
+	i := 1
+	if i < len(rest) && rest[i] == '/' {
+		i++
+		for i < len(rest) && rest[i] == ' ' {
+			i++
+		}
+	}
+	if i >= len(rest) || !isLetter(rest[i]) {
+		return false, "", true // not a tag
+	}
+	if strings.IndexByte(rest, '\r') >= 0 {
+		return false, "", false
+	}
+	start := i
+	for i < len(rest) && (isLetter(rest[i]) || '0' <= rest[i] && rest[i] <= '9' || rest[i] == '-') {
+		i++
+	}
+	name := strings.ToLower(rest[start:i])
+	after := strings.TrimSuffix(rest[i:], "\n")
+	switch {
+	case name == "script" || name == "pre" || name == "style" || name == "textarea":
+		return false, "", false
+	case blockTag(name):
+		if after == "" || after[0] == ' ' || after[0] == '>' || strings.HasPrefix(after, "/>") {
+			return true, "", true // type 6, which may interrupt a paragraph
+		}
+		return false, "", false
+	case inParagraph:
+		return false, "", true // type 7 cannot interrupt a paragraph
+	}
+	// Type 7 is a tag alone on its line: attributes need white space after
+	// the name, and any other character after it makes the line text.
+	t := strings.TrimLeft(after, " ")
+	switch {
+	case t != "" && len(t) < len(after) && (isLetter(t[0]) || t[0] == '_' || t[0] == ':'):
+		return false, "", false // attributes: goldmark's regular expression says
+	case len(after) > 0 && after[0] != ' ' && after[0] != '>' && after[0] != '/' && after[0] <= ' ':
+		return false, "", false // white space other than a space may start attributes too
+	case strings.HasPrefix(t, "/>"):
+		t = t[2:]
+	case strings.HasPrefix(t, ">"):
+		t = t[1:]
+	default:
+		return false, "", true
+	}
+	if strings.Trim(t, " ") != "" {
+		return false, "", true
+	}
+	return true, "", true // type 7: a tag alone on its line
+}
+
+func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// blockTag reports whether name is one of CommonMark's block-level tags,
+// which open an HTML block of type 6.
+func blockTag(name string) bool {
+	switch name {
+	case "address", "article", "aside", "base", "basefont", "blockquote", "body", "caption", "center", "col",
+		"colgroup", "dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption", "figure",
+		"footer", "form", "frame", "frameset", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hr",
+		"html", "iframe", "legend", "li", "link", "main", "menu", "menuitem", "meta", "nav", "noframes", "ol",
+		"optgroup", "option", "p", "param", "search", "section", "summary", "table", "tbody", "td", "tfoot",
+		"th", "thead", "title", "tr", "track", "ul":
+		return true
+	}
+	return false
 }
 
 // joinLines is a setext heading's text: its lines trimmed, joined by a space.

@@ -36,6 +36,14 @@ var markdown = []string{
 	"- list\n# heading\n> quote\n---\n",
 	"   ```\n# in\n   ```\n# out\n",
 	"```\n\t```\n# in: a tab-indented fence does not close\n```\n",
+	// Prompts that mark their parts with tags of their own.
+	"<context>\n# In the HTML block\n\n# After the blank line\n</context>\n",
+	"para\n<context>\n# interrupts the paragraph\n",
+	"para\n<div>\n# inside a type 6 block\n\n# out\n",
+	"</instructions>\n# inside\n\n<br/>\n<hr />\n# inside too\n",
+	"<div class=\"x\" data-y>\n# inside\n\n< div>\n# heading\n</>\n# heading\n",
+	"<context>  \n# in\n\n<context>text</context>\n# paragraph\n\npara\n<a b\n# in a paragraph\n",
+	"<DIV>\n# in\n\n<Custom-Tag2>\n# in\n\n<prefix>\n# in\n",
 }
 
 func TestScanMatchesGoldmark(t *testing.T) {
@@ -89,9 +97,9 @@ func compare(t *testing.T, src string) {
 }
 
 func TestScanLeavesTagsToGoldmark(t *testing.T) {
-	for _, src := range []string{"<div>\n# x\n", "para\n<pre>\n", "</context>\n"} {
+	for _, src := range []string{"<pre>\n# x\n", "</script>\n", "<context id=\"a\">\n# x\n", "<div\tclass=x>\n# x\n", "<x>\r\n# x\n", "<a b\n# x\n"} {
 		if _, ok := scan(src, nil); ok {
-			t.Errorf("scan read %q, which may open an HTML block of type 1, 6 or 7", src)
+			t.Errorf("scan read %q, which goldmark's regular expressions must judge", src)
 		}
 		// Of still lists what goldmark finds.
 		if hs := Of(src, nil); len(hs) != len(parse(src)) {
