@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"hash"
 	"math"
+	"slices"
 	"strconv"
 	"unsafe"
 )
@@ -19,6 +20,9 @@ import (
 type Canonical struct {
 	w *bufio.Writer
 	h hash.Hash
+	// keys holds the sorted keys of the objects being encoded, innermost
+	// last, so that each object does not allocate a list of its own.
+	keys []string
 }
 
 // NewCanonical starts an encoding hashed with SHA-256.
@@ -27,7 +31,7 @@ func NewCanonical() *Canonical {
 	// The buffer gathers the small writes of tags and lengths; a long string
 	// goes through it in pieces. bufio's default of 4 KiB was most of what a
 	// render with ids and unique rules allocated.
-	return &Canonical{bufio.NewWriterSize(h, 256), h}
+	return &Canonical{w: bufio.NewWriterSize(h, 256), h: h}
 }
 
 // Sum finishes the encoding and returns its SHA-256.
@@ -66,13 +70,19 @@ func (c *Canonical) Value(v any) {
 	case int64, int, float64:
 		c.number(numberText(x))
 	case map[string]any:
-		keys := sortedKeys(x)
+		base := len(c.keys)
+		for k := range x {
+			c.keys = append(c.keys, k)
+		}
+		keys := c.keys[base:]
+		slices.Sort(keys)
 		c.w.WriteByte('o')
 		c.length(len(keys))
 		for _, k := range keys {
 			c.Value(k)
 			c.Value(x[k])
 		}
+		c.keys = c.keys[:base]
 	case []any:
 		c.w.WriteByte('a')
 		c.length(len(x))

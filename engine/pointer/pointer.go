@@ -96,7 +96,29 @@ type Match struct {
 // MatchAll expands a pattern with "*" tokens against root, in document
 // order: keys gives an object's keys in the order to visit them.
 func MatchAll(root any, pattern string, keys func(map[string]any) []string) []Match {
+	return match(root, pattern, keys, true)
+}
+
+// MatchValues is MatchAll without the pointers, which a rule needs only to
+// report what breaks it: MatchAll(...)[i] is where MatchValues(...)[i] is.
+func MatchValues(root any, pattern string, keys func(map[string]any) []string) []Match {
+	return match(root, pattern, keys, false)
+}
+
+func match(root any, pattern string, keys func(map[string]any) []string, pointers bool) []Match {
 	var out []Match
+	key := func(at, k string) string {
+		if !pointers {
+			return ""
+		}
+		return Append(at, k)
+	}
+	index := func(at string, i int) string {
+		if !pointers {
+			return ""
+		}
+		return Index(at, i)
+	}
 	var walk func(cur any, toks []string, at string)
 	walk = func(cur any, toks []string, at string) {
 		if len(toks) == 0 {
@@ -108,18 +130,18 @@ func MatchAll(root any, pattern string, keys func(map[string]any) []string) []Ma
 		case map[string]any:
 			if tok == "*" {
 				for _, k := range keys(c) {
-					walk(c[k], rest, Append(at, k))
+					walk(c[k], rest, key(at, k))
 				}
 			} else if v, ok := c[tok]; ok {
-				walk(v, rest, Append(at, tok))
+				walk(v, rest, key(at, tok))
 			}
 		case []any:
 			if tok == "*" {
 				for i, v := range c {
-					walk(v, rest, Index(at, i))
+					walk(v, rest, index(at, i))
 				}
 			} else if i, err := strconv.Atoi(tok); err == nil && i >= 0 && i < len(c) {
-				walk(c[i], rest, Index(at, i))
+				walk(c[i], rest, index(at, i))
 			}
 		}
 	}

@@ -27,29 +27,34 @@ type Checker struct {
 // Check returns the first rule the input breaks, as an input error.
 func (c *Checker) Check(doc *input.Document) error {
 	root := doc.Root
+	// The values are compared first; pointers and the list of known values
+	// are built only for the message of a rule that breaks.
 	for _, pattern := range c.Rules.Unique {
-		seen := map[string]string{}
-		for _, m := range pointer.MatchAll(root, pattern, doc.Keys) {
+		seen := map[string]int{}
+		for i, m := range pointer.MatchValues(root, pattern, doc.Keys) {
 			key := input.Key(m.Value)
 			if first, dup := seen[key]; dup {
-				return problem.Input(m.Pointer, "%s repeats the value of %s", input.Short(m.Value, doc.Order()), first).
+				all := pointer.MatchAll(root, pattern, doc.Keys)
+				return problem.Input(all[i].Pointer, "%s repeats the value of %s", input.Short(m.Value, doc.Order()), all[first].Pointer).
 					Hint("values at %s must be unique", pattern)
 			}
-			seen[key] = m.Pointer
+			seen[key] = i
 		}
 	}
 	for _, ref := range c.Rules.References {
 		known := map[string]bool{}
-		var shown []string
-		for _, m := range pointer.MatchAll(root, ref.In, doc.Keys) {
+		for _, m := range pointer.MatchValues(root, ref.In, doc.Keys) {
 			known[input.Key(m.Value)] = true
-			shown = append(shown, fmt.Sprint(m.Value))
 		}
-		for _, m := range pointer.MatchAll(root, ref.Field, doc.Keys) {
+		for i, m := range pointer.MatchValues(root, ref.Field, doc.Keys) {
 			if known[input.Key(m.Value)] {
 				continue
 			}
-			e := problem.Input(m.Pointer, "%s is not one of the values at %s", input.Short(m.Value, doc.Order()), ref.In)
+			var shown []string
+			for _, k := range pointer.MatchValues(root, ref.In, doc.Keys) {
+				shown = append(shown, fmt.Sprint(k.Value))
+			}
+			e := problem.Input(pointer.MatchAll(root, ref.Field, doc.Keys)[i].Pointer, "%s is not one of the values at %s", input.Short(m.Value, doc.Order()), ref.In)
 			if near := problem.Closest(fmt.Sprint(m.Value), shown); near != "" {
 				e.Hint("did you mean %q?", near)
 			}
