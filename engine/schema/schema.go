@@ -120,8 +120,9 @@ func (s *Set) document(url string) (*input.Document, error) {
 }
 
 // add hands the file at url to the compiler, once; mu must be held. The
-// engine's decoder reads it first, for the positions of its errors and for
-// what the compiler drops (key order, defaults as written).
+// engine's decoder reads it too, for the positions of its errors and for
+// what the compiler drops (key order, defaults as written): that error,
+// when there is one, is the one reported.
 func (s *Set) add(url string) error {
 	if s.added[url] {
 		return nil
@@ -130,10 +131,10 @@ func (s *Set) add(url string) error {
 	if f == nil {
 		return fmt.Errorf("%s is not a schema of the library", strings.TrimPrefix(url, baseURL))
 	}
-	if _, err := s.document(url); err != nil {
-		return err
-	}
 	if err := s.compiler.AddResource(url, bytes.NewReader(f.data)); err != nil {
+		if _, derr := s.document(url); derr != nil {
+			return derr
+		}
 		return problem.Template(f.name, "invalid schema: %v", err)
 	}
 	s.added[url] = true
@@ -154,17 +155,30 @@ func (s *Set) Get(name string) (*Schema, error) {
 	if s.files[url] == nil {
 		return nil, nil
 	}
-	if err := s.add(url); err != nil {
+	// The engine's decoder reads the file while the compiler compiles it:
+	// compiling is most of what a cold render of one variant waits for.
+	decoded := make(chan error, 1)
+	go func() {
+		_, err := s.document(url)
+		decoded <- err
+	}()
+	var compiled *jsonschema.Schema
+	err := s.add(url)
+	if err == nil {
+		compiled, err = s.compiler.Compile(url)
+		if err != nil {
+			f := "schemas/" + name + ".schema.json"
+			err = (&problem.Error{Kind: problem.KindTemplate, Position: path.Join(s.label, f),
+				Reason: "schema does not compile: " + strings.ReplaceAll(err.Error(), baseURL, "schemas/"), Err: err}).
+				Hint("the file must be a JSON Schema of draft 2020-12; check the keyword named above")
+		}
+	}
+	if derr := <-decoded; derr != nil {
+		err = derr // the decoder's error names the line
+	}
+	if err != nil {
 		s.broken[name] = err
 		return nil, err
-	}
-	f := "schemas/" + name + ".schema.json"
-	compiled, err := s.compiler.Compile(url)
-	if err != nil {
-		s.broken[name] = (&problem.Error{Kind: problem.KindTemplate, Position: path.Join(s.label, f),
-			Reason: "schema does not compile: " + strings.ReplaceAll(err.Error(), baseURL, "schemas/"), Err: err}).
-			Hint("the file must be a JSON Schema of draft 2020-12; check the keyword named above")
-		return nil, s.broken[name]
 	}
 	s.index(compiled)
 	sc := &Schema{set: s, name: name, url: url, compiled: compiled}
