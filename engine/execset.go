@@ -151,10 +151,12 @@ func printsField(n parse.Node, fields [][]string, rewrite func(*parse.CommandNod
 
 // writeField writes a string to the render's output itself and gives the
 // action "" to print; any other value it gives back for text/template to
-// print as it would have.
+// print as it would have. So does it where the action does not write into
+// the render's output: inside include, which writes into a text of its own,
+// and in a check's when: condition, which runs after the output is done.
 func (set *execSet) writeField(v any) (any, error) {
 	s, ok := v.(string)
-	if !ok {
+	if !ok || set.out == nil || set.env.Run.Including() {
 		return v, nil
 	}
 	if _, err := set.out.WriteString(s); err != nil {

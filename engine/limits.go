@@ -18,8 +18,9 @@ type Limits struct {
 	InputBytes int
 	// Depth is the deepest nesting of the input's values.
 	Depth int
-	// OutputBytes is the most the templates may write in one render; a
-	// render that writes more stops as soon as it does.
+	// OutputBytes is the longest prompt a render may write, the joiners
+	// between sections included and the sections dropped for writing only
+	// white space not; a render that writes more stops as soon as it does.
 	OutputBytes int
 	// ListItems is the longest list a template function (until, untilStep,
 	// seq) may build.

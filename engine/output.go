@@ -16,12 +16,13 @@ import (
 // again into a string.
 type runWriter struct {
 	b    []byte
+	ctx  context.Context
 	done <-chan struct{}
 	left int // bytes the render may still write
 }
 
 func newRunWriter(ctx context.Context, size, limit int) *runWriter {
-	return &runWriter{b: make([]byte, 0, min(size, limit)), done: ctx.Done(), left: limit}
+	return &runWriter{b: make([]byte, 0, min(size, limit)), ctx: ctx, done: ctx.Done(), left: limit}
 }
 
 func (w *runWriter) Write(p []byte) (int, error) {
@@ -45,7 +46,7 @@ func (w *runWriter) WriteString(s string) (int, error) {
 func (w *runWriter) allow(n int) error {
 	select {
 	case <-w.done:
-		return context.Canceled
+		return w.ctx.Err() // canceled, or past its deadline
 	default:
 	}
 	if n > w.left {

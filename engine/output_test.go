@@ -103,3 +103,28 @@ func TestLargeFieldIsWrittenOnce(t *testing.T) {
 		t.Errorf("a field over the output limit: %v", err)
 	}
 }
+
+// TestFieldWrittenWhereItIsPrinted: an action printing a verbatim field
+// writes it where it stands, also inside include (which writes into a text
+// of its own) and in a check's when: condition (which runs after the
+// output is done).
+func TestFieldWrittenWhereItIsPrinted(t *testing.T) {
+	lib, err := loadNote(t, func(f fstest.MapFS) {
+		f["templates/note/styles/quoted.md.tmpl"] = &fstest.MapFile{Data: []byte("[{{ .body }}]\n")}
+		m := string(f["templates/note/prompt.yaml"].Data)
+		m = strings.Replace(m, `when: "{{ not .admin }}"`, `when: "{{ .body }}"`, 1)
+		f["templates/note/prompt.yaml"] = &fstest.MapFile{Data: []byte(m)}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{"true", "false"} {
+		res, err := lib.Render(context.Background(), "note", Input{Name: "in.yaml", Data: []byte("title: T\nstyle: quoted\nbody: \"" + body + "\"\n")})
+		if err != nil {
+			t.Fatalf("body %s: %v", body, err)
+		}
+		if want := "[" + body + "]\n<<<\n" + body + "\n>>>\n"; !strings.HasSuffix(res.Text, want) {
+			t.Errorf("body %s: the prompt ends %q, want %q", body, res.Text[max(0, len(res.Text)-len(want)):], want)
+		}
+	}
+}

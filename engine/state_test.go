@@ -106,6 +106,15 @@ func TestRenderHonoursItsContext(t *testing.T) {
 	if _, err := w.WriteString("x"); !errors.Is(err, context.Canceled) || len(w.b) != 0 {
 		t.Errorf("a verbatim field written after cancel: %v, %q", err, w.b)
 	}
+	// Past its deadline, a write says so, whichever write it is (a
+	// section's, a joiner's, a verbatim field's): the render reports a
+	// deadline, with its hint, not a cancel.
+	late, stop := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer stop()
+	w = newRunWriter(late, 16, 100)
+	if _, err := w.WriteString("joiner"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a write past the deadline: %v", err)
+	}
 }
 
 // TestProvenance: a result names its library and its variant's own files;

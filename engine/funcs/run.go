@@ -26,6 +26,10 @@ type Run struct {
 	includes int
 }
 
+// Including reports whether a template of the run executes inside include,
+// which writes into a text of its own rather than into the render's output.
+func (r *Run) Including() bool { return r != nil && r.includes > 0 }
+
 // check reports whether the run may go on.
 func (env *Env) check() error {
 	if env.Run == nil || env.Run.Ctx == nil {

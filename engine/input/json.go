@@ -295,6 +295,11 @@ func (p *jsonParser) string() (string, error) {
 		case c >= utf8.RuneSelf:
 			r, size := utf8.DecodeRune(data[i:])
 			if r == utf8.RuneError && size == 1 {
+				if !utf8.FullRune(data[i:]) {
+					// The input ends inside a character: it was cut short.
+					p.pos = start
+					return "", p.fail("string never closed")
+				}
 				p.pos = i
 				return "", &notText{fmt.Sprintf("holds the byte 0x%02x, which is not UTF-8", c)}
 			}

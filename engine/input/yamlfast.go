@@ -461,7 +461,7 @@ func flowNode(s string, i, depth int, r *yamlReader) (any, int, bool) {
 				end++
 			}
 			key := s[i:end]
-			if key == "" || len(key) > maxSimpleKey || key[len(key)-1] == ' ' || end+1 >= len(s) || s[end] != ':' || s[end+1] != ' ' ||
+			if key == "" || key == "<<" || len(key) > maxSimpleKey || key[len(key)-1] == ' ' || end+1 >= len(s) || s[end] != ':' || s[end+1] != ' ' ||
 				strings.ContainsAny(key[:1], "-?!&*|>%@`") {
 				return nil, 0, false
 			}

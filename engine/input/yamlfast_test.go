@@ -45,6 +45,7 @@ var yamlLeft = []string{
 	"lit: |2\n   x\n", "last: |\n  no final line break", "empty_flow_key: {: v}\n",
 	"crlf: 1\r\n", "tab:\tx\n", "nel: a\u0085b\n", "nul: \"\\u0000\"\n",
 	"k: - x\n", "k: -x\n", "m: -\n", "<<: {a: 1}\n", "k: v\n...\n", "k: {a: }\n", "k: [a: b]\n",
+	"k: {<<: {a: 1}}\n", "k: [{a: 1, <<: {b: 2}}]\n",
 }
 
 func TestReadYAMLMatchesYAMLv3(t *testing.T) {
