@@ -41,4 +41,15 @@ func TestSchemaRefersToAnotherFile(t *testing.T) {
 	if !errors.As(err, &e) || !strings.Contains(err.Error(), "common.schema.json") {
 		t.Errorf("a referenced file that is not JSON: %v", err)
 	}
+
+	// Rendering reads nothing but the library: a $ref out of schemas/ is refused.
+	for _, ref := range []string{"file:///etc/hostname", "https://example.invalid/s.json", "missing.schema.json"} {
+		_, err = loadNote(t, func(f fstest.MapFS) {
+			s := strings.Replace(string(f["schemas/note.schema.json"].Data), `"style": {"type": "string",`, `"style": {"$ref": "`+ref+`",`, 1)
+			f["schemas/note.schema.json"] = &fstest.MapFile{Data: []byte(s)}
+		})
+		if err == nil || !strings.Contains(err.Error(), "is not a schema of the library") {
+			t.Errorf("$ref %s: %v", ref, err)
+		}
+	}
 }
