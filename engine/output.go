@@ -17,12 +17,11 @@ import (
 type runWriter struct {
 	b    []byte
 	ctx  context.Context
-	done <-chan struct{}
 	left int // bytes the render may still write
 }
 
 func newRunWriter(ctx context.Context, size, limit int) *runWriter {
-	return &runWriter{b: make([]byte, 0, min(size, limit)), ctx: ctx, done: ctx.Done(), left: limit}
+	return &runWriter{b: make([]byte, 0, min(size, limit)), ctx: ctx, left: limit}
 }
 
 func (w *runWriter) Write(p []byte) (int, error) {
@@ -45,7 +44,7 @@ func (w *runWriter) WriteString(s string) (int, error) {
 
 func (w *runWriter) allow(n int) error {
 	select {
-	case <-w.done:
+	case <-w.ctx.Done():
 		return w.ctx.Err() // canceled, or past its deadline
 	default:
 	}

@@ -201,6 +201,8 @@ func (d *docBuilder) operation(method, path string, inputs []any) (map[string]an
 	variant := map[string]any{"name": "variant", "in": "path", "required": true,
 		"description": "A variant of the library (GET /v1/variants).",
 		"schema":      map[string]any{"type": "string", "enum": d.lib.Names()}}
+	example := map[string]any{"name": "example", "in": "path", "required": true,
+		"description": "An example's name (GET /v1/variants lists them).", "schema": map[string]any{"type": "string"}}
 	inputBody := map[string]any{
 		"required": true,
 		"description": "The input of the variant named in the path, as JSON or YAML: components.schemas.<variant>Input, " +
@@ -231,8 +233,7 @@ func (d *docBuilder) operation(method, path string, inputs []any) (map[string]an
 		responses["404"] = responseRef("NotFound")
 	case "GET /v1/variants/{variant}/examples/{example}":
 		op["summary"] = "An example input of a variant, as written (YAML or JSON)"
-		op["parameters"] = []any{variant, map[string]any{"name": "example", "in": "path", "required": true,
-			"description": "An example's name (GET /v1/variants lists them).", "schema": map[string]any{"type": "string"}}}
+		op["parameters"] = []any{variant, example}
 		responses["200"] = response("The example input.", content("text/plain", map[string]any{"type": "string"}))
 		responses["404"] = responseRef("NotFound")
 	case "GET /v1/variants/{variant}/examples/{example}/golden":
@@ -240,8 +241,7 @@ func (d *docBuilder) operation(method, path string, inputs []any) (map[string]an
 		op["description"] = "Renders the example (fitted to max_tokens, as a render is) and compares the prompt with testdata/golden/<variant>/<example>.md " +
 			"of the working copy, or with the file of the manifest's budget_examples entry for that budget, as render test does. " +
 			"Listed only when the server serves a working copy that has a testdata/golden folder."
-		op["parameters"] = []any{variant, map[string]any{"name": "example", "in": "path", "required": true,
-			"description": "An example's name (GET /v1/variants lists them).", "schema": map[string]any{"type": "string"}}, maxTokens, tokensParam}
+		op["parameters"] = []any{variant, example, maxTokens, tokensParam}
 		responses["200"] = response("The comparison.", content("application/json", of(goldenReport{})))
 		responses["400"] = responseRef("BadRequest")
 		responses["404"] = response("No such variant, example or golden file for that budget.", content("application/json", of(errorBody{})))

@@ -200,7 +200,7 @@ func (s *Server) lint(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := s.renderContext(r.Context())
 		defer cancel()
 		if err := s.enter(ctx); err != nil {
-			s.writeError(w, r, waitError(ctx, err))
+			s.writeError(w, r, answerError(ctx, err))
 			return
 		}
 		golden := ""
@@ -210,10 +210,7 @@ func (s *Server) lint(w http.ResponseWriter, r *http.Request) {
 		findings, err := librarylint.Findings(ctx, st.lib, golden, []string{name})
 		s.leave()
 		if err != nil {
-			if stop := stoppedError(ctx, err); stop != nil {
-				err = stop
-			}
-			s.writeError(w, r, err)
+			s.writeError(w, r, answerError(ctx, err))
 			return
 		}
 		for i := range findings {
@@ -271,16 +268,13 @@ func (s *Server) golden(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := s.renderContext(r.Context())
 	defer cancel()
 	if err := s.enter(ctx); err != nil {
-		s.writeError(w, r, waitError(ctx, err))
+		s.writeError(w, r, answerError(ctx, err))
 		return
 	}
 	res, err := lib.Render(ctx, name, in, opts...)
 	s.leave()
 	if err != nil {
-		if stop := stoppedError(ctx, err); stop != nil {
-			err = stop
-		}
-		s.writeError(w, r, err)
+		s.writeError(w, r, answerError(ctx, err))
 		return
 	}
 	rel := filepath.ToSlash(filepath.Join("testdata", "golden", name, file))

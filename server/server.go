@@ -400,7 +400,7 @@ func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, lib *engin
 	ctx, cancel := s.renderContext(r.Context())
 	defer cancel()
 	if err := s.enter(ctx); err != nil {
-		return 0, waitError(ctx, err), stopOutcome(ctx, err)
+		return 0, answerError(ctx, err), stopOutcome(ctx, err)
 	}
 	defer s.leave()
 	start := time.Now()
@@ -465,7 +465,7 @@ func (s *Server) leave() {
 }
 
 // waitError is the error of a request that got no render slot.
-func waitError(ctx context.Context, err error) error {
+func answerError(ctx context.Context, err error) error {
 	if stop := stoppedError(ctx, err); stop != nil {
 		return stop
 	}
@@ -507,7 +507,7 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := s.renderContext(r.Context())
 	defer cancel()
 	if err := s.enter(ctx); err != nil {
-		s.writeError(w, r, waitError(ctx, err))
+		s.writeError(w, r, answerError(ctx, err))
 		return
 	}
 	defer s.leave()

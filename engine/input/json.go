@@ -107,15 +107,20 @@ func (p *jsonParser) record(m map[string]any, keys []string) {
 	}
 }
 
-func (p *jsonParser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
+func (p *jsonParser) skipSpace() { p.pos = skipJSONSpace(p.data, p.pos) }
+
+// skipJSONSpace is the offset of the first byte at or after i that is not
+// JSON's white space.
+func skipJSONSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
 		case ' ', '\t', '\n', '\r':
-			p.pos++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 func (p *jsonParser) value(depth int) (any, error) {
@@ -188,19 +193,11 @@ func (p *jsonParser) object(depth int) (any, error) {
 		p.path = p.path[:len(p.path)-1]
 		m[k] = v
 		p.keys = append(p.keys, k)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.fail("unexpected end of input in an object")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
+		if closed, err := p.separator('}', "an object", "an object value"); err != nil {
+			return nil, err
+		} else if closed {
 			p.record(m, slices.Clone(p.keys[base:]))
 			return m, nil
-		default:
-			return nil, p.fail("expected ',' or '}' after an object value")
 		}
 	}
 }
@@ -225,20 +222,30 @@ func (p *jsonParser) array(depth int) (any, error) {
 		}
 		p.path = p.path[:len(p.path)-1]
 		p.elems = append(p.elems, v)
-		p.skipSpace()
-		if p.pos >= len(p.data) {
-			return nil, p.fail("unexpected end of input in an array")
-		}
-		switch p.data[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
+		if closed, err := p.separator(']', "an array", "an array element"); err != nil {
+			return nil, err
+		} else if closed {
 			return slices.Clone(p.elems[base:]), nil
-		default:
-			return nil, p.fail("expected ',' or ']' after an array element")
 		}
 	}
+}
+
+// separator reads what follows a value inside an object or an array: a
+// comma, or the closer, which it reports as closed.
+func (p *jsonParser) separator(closer byte, in, after string) (closed bool, err error) {
+	p.skipSpace()
+	if p.pos >= len(p.data) {
+		return false, p.fail("unexpected end of input in %s", in)
+	}
+	switch p.data[p.pos] {
+	case ',':
+		p.pos++
+		return false, nil
+	case closer:
+		p.pos++
+		return true, nil
+	}
+	return false, p.fail("expected ',' or '%c' after %s", closer, after)
 }
 
 // string reads a quoted string. Strings without escapes, the common case even

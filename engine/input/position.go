@@ -154,16 +154,7 @@ type jsonScanner struct {
 // most), small enough that what is read again is little.
 const skipLarge = 512
 
-func (s *jsonScanner) skipSpace() {
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
+func (s *jsonScanner) skipSpace() { s.pos = skipJSONSpace(s.data, s.pos) }
 
 // member finds the member tok of the object at s.pos, leaves s at its value
 // and returns the offset of its key.
@@ -193,14 +184,9 @@ func (s *jsonScanner) member(tok string) (int, bool) {
 		if match {
 			return keyAt, true
 		}
-		if !s.skipValue() {
+		if !s.skipValue() || !s.comma() {
 			return 0, false
 		}
-		s.skipSpace()
-		if s.pos >= len(s.data) || s.data[s.pos] != ',' {
-			return 0, false
-		}
-		s.pos++
 	}
 }
 
@@ -220,14 +206,9 @@ func (s *jsonScanner) element(tok string) (int, bool) {
 		if i == want {
 			return s.pos, true
 		}
-		if !s.skipValue() {
+		if !s.skipValue() || !s.comma() {
 			return 0, false
 		}
-		s.skipSpace()
-		if s.pos >= len(s.data) || s.data[s.pos] != ',' {
-			return 0, false
-		}
-		s.pos++
 	}
 }
 
@@ -378,4 +359,14 @@ func WalkStrings(v any, fn func(path []string, s string)) {
 		}
 	}
 	walk(v)
+}
+
+// comma moves past the comma after a value, and reports whether there is one.
+func (s *jsonScanner) comma() bool {
+	s.skipSpace()
+	if s.pos >= len(s.data) || s.data[s.pos] != ',' {
+		return false
+	}
+	s.pos++
+	return true
 }

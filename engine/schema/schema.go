@@ -87,7 +87,7 @@ func Load(fsys fs.FS, label string) (*Set, error) {
 	c.LoadURL = func(url string) (io.ReadCloser, error) {
 		f := set.files[url]
 		if f == nil {
-			return nil, fmt.Errorf("%s is not a schema of the library", strings.TrimPrefix(url, baseURL))
+			return nil, notInLibrary(url)
 		}
 		if _, err := set.document(url); err != nil {
 			return nil, err
@@ -97,6 +97,12 @@ func Load(fsys fs.FS, label string) (*Set, error) {
 	}
 	set.compiler = c
 	return set, nil
+}
+
+// notInLibrary is the error for a $ref to anything but a file of schemas/:
+// rendering reads nothing but the library.
+func notInLibrary(url string) error {
+	return fmt.Errorf("%s is not a schema of the library: a $ref may name only another file of schemas/, as \"common.schema.json#/$defs/name\"", strings.TrimPrefix(url, baseURL))
 }
 
 // document is the file at url decoded, or nil when there is no such file.
@@ -129,7 +135,7 @@ func (s *Set) add(url string) error {
 	}
 	f := s.files[url]
 	if f == nil {
-		return fmt.Errorf("%s is not a schema of the library", strings.TrimPrefix(url, baseURL))
+		return notInLibrary(url)
 	}
 	if err := s.compiler.AddResource(url, bytes.NewReader(f.data)); err != nil {
 		if _, derr := s.document(url); derr != nil {
