@@ -14,18 +14,21 @@ import (
 // reaches; an operator may change them (render's --max-* flags, WithLimits).
 // A zero field takes its default.
 type Limits struct {
-	// InputBytes is the largest input accepted.
+	// InputBytes is the largest input accepted. A YAML input may expand
+	// through its aliases to four times as many bytes of text, no more.
 	InputBytes int
 	// Depth is the deepest nesting of the input's values.
 	Depth int
 	// OutputBytes is the longest prompt a render may write, the joiners
 	// between sections included and the sections dropped for writing only
 	// white space not; a render that writes more stops as soon as it does.
+	// It is also the longest text a template function may build.
 	OutputBytes int
-	// ListItems is the longest list a template function (until, untilStep,
-	// seq) may build.
+	// ListItems is the longest list a template function (until, seq,
+	// append, splitList, ...) may build.
 	ListItems int
-	// Timeout bounds a render whose context sets no earlier deadline.
+	// Timeout bounds a render whose context sets no earlier deadline: the
+	// reading of its input as well as its templates.
 	Timeout time.Duration
 }
 
@@ -80,6 +83,18 @@ func (v *Variant) stopped(err error) error {
 		return (&Error{Kind: KindTemplate, Variant: v.name, Err: err,
 			Reason: fmt.Sprintf("the templates wrote more than the output limit of %s", problem.Size(limits.OutputBytes))}).
 			Hint("a template writes in a loop that does not end soon enough; raise the limit with render's --max-output or Limits.OutputBytes if the prompt really is that long")
+	}
+	return &Error{Kind: KindUsage, Variant: v.name, Reason: "the render was stopped: " + err.Error(), Err: err}
+}
+
+// stoppedReading is the error of a render that ended while it decoded or
+// validated its input: no template ran, so the input is what took long (a
+// YAML input whose aliases expand to much) or the caller gave up.
+func (v *Variant) stoppedReading(in Input, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return (&Error{Kind: KindInput, Variant: v.name, Position: in.Name, Err: err,
+			Reason: fmt.Sprintf("reading and validating the input took longer than the render's deadline (%s)", v.lib.opts.limits.Timeout)}).
+			Hint("send a smaller input, or write out the values its YAML aliases (*name) repeat")
 	}
 	return &Error{Kind: KindUsage, Variant: v.name, Reason: "the render was stopped: " + err.Error(), Err: err}
 }

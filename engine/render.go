@@ -110,12 +110,18 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 		return nil, err
 	}
 	defer v.release(set)
-	doc, err := input.Decoder{Order: &set.order, MaxBytes: limits.InputBytes, MaxDepth: limits.Depth}.Decode(in)
+	doc, err := input.Decoder{Order: &set.order, MaxBytes: limits.InputBytes, MaxDepth: limits.Depth}.DecodeContext(ctx, in)
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			return nil, v.stoppedReading(in, cerr)
+		}
 		return nil, err
 	}
 	defer doc.Release()
 	verr := v.schema.Validate(doc)
+	if err := ctx.Err(); err != nil {
+		return nil, v.stoppedReading(in, err)
+	}
 	v.schema.ApplyDefaults(doc)
 	ids := v.computeIDs(doc.Root)
 	rec.input(ids, doc.Root)

@@ -165,9 +165,9 @@ func TestProvenance(t *testing.T) {
 	}
 }
 
-// TestRunawayTemplatesStop: a template that builds a huge list, writes
-// without end or loops without writing stops at its limit with an error
-// naming the limit, and the library goes on rendering.
+// TestRunawayTemplatesStop: a template that builds a huge list or text,
+// writes without end or loops without writing stops at its limit with an
+// error naming the limit, and the library goes on rendering.
 func TestRunawayTemplatesStop(t *testing.T) {
 	// Only the silent loop needs the deadline; the others get one that a
 	// loaded machine never reaches, so their own limit is what stops them.
@@ -179,6 +179,8 @@ func TestRunawayTemplatesStop(t *testing.T) {
 		{"a huge repeat", `{{ repeat 100000000000 "x" }}`, "over the output limit", time.Minute},
 		{"endless output", `{{ range until 100000 }}{{ range until 100000 }}xxxxxxxxxx{{ end }}{{ end }}`, "wrote more than the output limit", time.Minute},
 		{"a silent loop", `{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}`, "longer than its deadline", 200 * time.Millisecond},
+		{"a value doubled", `{{ $s := repeat 1000000 "x" }}{{ range until 50000 }}{{ $s = print $s $s }}{{ end }}`, "print would build a text of more than 1048576 bytes", time.Minute},
+		{"a large include", `{{ define "x" }}{{ range until 100000 }}xxxxxxxxxxxx{{ end }}{{ end }}{{ $s := include "x" . }}`, "include wrote more than the output limit", time.Minute},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

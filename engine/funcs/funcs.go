@@ -75,6 +75,7 @@ func Map(env *Env) template.FuncMap {
 	for _, fn := range Catalog(env) {
 		f[fn.Name] = fn.Fn
 	}
+	env.guard(f)
 	return f
 }
 

@@ -211,11 +211,17 @@ func TestJSONFunctions(t *testing.T) {
 	env := &Env{Keys: d.Order()}
 	f := Map(env)
 	p := d.Root["p"]
-	if got := f["json"].(func(any) string)(p); got != `{"event":"created","id":"<b>&","n":2,"f":1.5,"l":[true,null],"e":{}}` {
+	text := func(s string, err error) string {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if got := text(f["json"].(func(any) (string, error))(p)); got != `{"event":"created","id":"<b>&","n":2,"f":1.5,"l":[true,null],"e":{}}` {
 		t.Errorf("json: %s", got)
 	}
 	want := "{\n  \"event\": \"created\",\n  \"id\": \"<b>&\",\n  \"n\": 2,\n  \"f\": 1.5,\n  \"l\": [\n    true,\n    null\n  ],\n  \"e\": {}\n}"
-	if got := f["prettyJson"].(func(any) string)(p); got != want {
+	if got := text(f["prettyJson"].(func(any) (string, error))(p)); got != want {
 		t.Errorf("prettyJson:\n%s", got)
 	}
 	es, _ := f["entries"].(func(any) ([]any, error))(p)
@@ -254,8 +260,14 @@ func TestSprigNamesKeepSprigsMeaning(t *testing.T) {
 // the regexReplaceAll calls they replace gave, on text with every kind of
 // line break and white space.
 func TestCheapFunctionsMatchTheirPatterns(t *testing.T) {
-	sprig := Map(&Env{})
-	re := sprig["regexReplaceAll"].(func(string, string, string) string)
+	replace := Map(&Env{})["regexReplaceAll"].(func(string, string, string) (string, error))
+	re := func(pattern, s, repl string) string {
+		out, err := replace(pattern, s, repl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
 	for _, s := range []string{"", "a", "a\n", "a \t\n\r\f", "a\n\nb\n", "\nx", "a\n\n\nb", "a\r\nb", "é \u00a0\n", "x\n  y\n"} {
 		if got, want := trimEnd(s), re(`\s+\z`, s, ""); got != want {
 			t.Errorf("trimEnd(%q) = %q, regexReplaceAll gives %q", s, got, want)

@@ -50,9 +50,41 @@ func (env *Env) include(name string, data any) (string, error) {
 		env.Run.includes++
 		defer func() { env.Run.includes-- }()
 	}
-	var b bytes.Buffer
-	err := set.ExecuteTemplate(&b, name, data)
+	b := &includeBuffer{env: env}
+	err := set.ExecuteTemplate(b, name, data)
 	return b.String(), err
+}
+
+// includeBuffer is the text an include writes: bounded by the output limit
+// and stopped with the run, as the render's own writer is, so that a
+// template included in a loop cannot build more than a prompt may hold.
+type includeBuffer struct {
+	bytes.Buffer
+	env *Env
+}
+
+func (b *includeBuffer) Write(p []byte) (int, error) {
+	if err := b.env.check(); err != nil {
+		return 0, err
+	}
+	if limit := b.env.Limits.OutputBytes; limit > 0 && b.Len()+len(p) > limit {
+		return 0, b.over(limit)
+	}
+	return b.Buffer.Write(p)
+}
+
+func (b *includeBuffer) WriteString(s string) (int, error) {
+	if err := b.env.check(); err != nil {
+		return 0, err
+	}
+	if limit := b.env.Limits.OutputBytes; limit > 0 && b.Len()+len(s) > limit {
+		return 0, b.over(limit)
+	}
+	return b.Buffer.WriteString(s)
+}
+
+func (b *includeBuffer) over(limit int) error {
+	return fmt.Errorf("include wrote more than the output limit of %d bytes; no value a template builds may be longer than a prompt (the limit is the engine's OutputBytes, render's --max-output)", limit)
 }
 
 // TemplateNames lists the template files of a set, sorted, as an error

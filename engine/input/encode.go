@@ -117,17 +117,65 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// Short is v as compact JSON, cut to about 80 characters, for error messages.
+// Short is v as compact JSON, cut to about 80 characters, for error
+// messages. It writes only what it keeps, and a little more: a value of
+// gigabytes costs it no more than one of a line.
 func Short(v any, keys *KeyOrder) string {
-	s := string(AppendJSON(nil, v, keys, false))
-	if utf8.RuneCountInString(s) > 80 {
+	const most = 80
+	s := string(appendShort(nil, v, keys, 4*most))
+	if utf8.RuneCountInString(s) > most {
 		n := 0
 		for i := range s {
-			if n == 77 {
+			if n == most-3 {
 				return s[:i] + "..."
 			}
 			n++
 		}
 	}
 	return s
+}
+
+// appendShort appends v as compact JSON, as AppendJSON does, until b holds
+// more than limit bytes; strings are cut at limit bytes.
+func appendShort(b []byte, v any, keys *KeyOrder, limit int) []byte {
+	cut := func(s string) string {
+		if len(s) <= limit {
+			return s
+		}
+		n := limit
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		return s[:n]
+	}
+	switch c := v.(type) {
+	case string:
+		return appendJSONString(b, cut(c))
+	case map[string]any:
+		b = append(b, '{')
+		for i, k := range keys.Keys(c) {
+			if len(b) > limit {
+				return b
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(appendJSONString(b, cut(k)), ':')
+			b = appendShort(b, c[k], keys, limit)
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, e := range c {
+			if len(b) > limit {
+				return b
+			}
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendShort(b, e, keys, limit)
+		}
+		return append(b, ']')
+	}
+	return appendJSON(b, v, keys, false, 0)
 }

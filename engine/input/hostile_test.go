@@ -1,12 +1,14 @@
 package input
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
 )
@@ -271,5 +273,70 @@ func TestPositionsRememberLargeValues(t *testing.T) {
 	}
 	if len(d.jsonSkips) == 0 {
 		t.Error("no large value was remembered")
+	}
+}
+
+// TestYAMLAliasesCostTheirBytes: aliases of a large string are counted by
+// the text they repeat, not only by their number: 9,900 aliases of 1 MiB
+// are refused once they pass four times the input limit, at the alias that
+// passes it, having cost little.
+func TestYAMLAliasesCostTheirBytes(t *testing.T) {
+	doc := "big: &p " + strings.Repeat("x", 1<<20) + "\nextra:\n" + strings.Repeat("  - *p\n", 9900)
+	var err error
+	used := allocated(func() { _, err = Decoder{MaxBytes: 2 << 20}.Decode(Input{Name: "laughs", Data: []byte(doc)}) })
+	var e *problem.Error
+	if !errors.As(err, &e) || e.Field != "/extra/6" || !strings.Contains(e.Reason, "more than 8 MiB of text through its aliases") {
+		t.Fatalf("got %v", err)
+	}
+	if used > 16<<20 {
+		t.Errorf("refusing %d bytes of aliases allocated %d MB", len(doc), used>>20)
+	}
+	// Keys count too: a mapping with long keys aliased many times.
+	keys := "m: &m\n  ? " + strings.Repeat("k", 100_000) + "\n  : 1\nl: [" + strings.Repeat("*m, ", 200) + "*m]\n"
+	if _, err := (Decoder{MaxBytes: 1 << 20}).Decode(Input{Name: "keys", Data: []byte(keys)}); err == nil || !strings.Contains(err.Error(), "of text through its aliases") {
+		t.Errorf("aliased keys: %v", err)
+	}
+	// Aliases of a large value a few times over are fine.
+	few := "big: &p " + strings.Repeat("x", 1<<20) + "\ncopies: [*p, *p]\n"
+	if _, err := (Decoder{MaxBytes: 2 << 20}).Decode(Input{Name: "few", Data: []byte(few)}); err != nil {
+		t.Errorf("two aliases: %v", err)
+	}
+}
+
+// TestDecodeStopsWithItsContext: expanding aliases stops once the context
+// is done, with the context's error.
+func TestDecodeStopsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	doc := "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+	if _, err := (Decoder{}).DecodeContext(ctx, Input{Name: "in", Data: []byte(doc)}); !errors.Is(err, context.Canceled) {
+		t.Errorf("got %v, want the context's error", err)
+	}
+	if _, err := (Decoder{}).DecodeContext(context.Background(), Input{Name: "in", Data: []byte(doc)}); err != nil {
+		t.Errorf("without a deadline: %v", err)
+	}
+}
+
+// TestShortWritesLittle: the value an error quotes is cut as it is written,
+// so that quoting gigabytes (a list aliasing a large string) costs no more
+// than quoting a line.
+func TestShortWritesLittle(t *testing.T) {
+	big := strings.Repeat("é", 1<<20)
+	list := make([]any, 10_000)
+	for i := range list {
+		list[i] = map[string]any{"k": big}
+	}
+	var s string
+	used := allocated(func() { s = Short(list, nil) })
+	if !strings.HasPrefix(s, `[{"k":"éé`) || !strings.HasSuffix(s, "...") || utf8.RuneCountInString(s) != 80 {
+		t.Errorf("Short: %q", s)
+	}
+	if used > 64<<10 {
+		t.Errorf("Short allocated %d bytes", used)
+	}
+	for v, want := range map[any]string{"a": `"a"`, int64(3): "3", nil: "null"} {
+		if got := Short(v, nil); got != want {
+			t.Errorf("Short(%v) = %s", v, got)
+		}
 	}
 }

@@ -12,6 +12,7 @@ package input
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 
@@ -62,12 +63,18 @@ type Decoder struct {
 
 // Decode reads an object, as the function Decode does, within the bounds.
 func (dc Decoder) Decode(in Input) (*Document, error) {
+	return dc.DecodeContext(context.Background(), in)
+}
+
+// DecodeContext is Decode within ctx as well: a YAML input whose aliases
+// take long to expand stops once ctx is done, with ctx's error.
+func (dc Decoder) DecodeContext(ctx context.Context, in Input) (*Document, error) {
 	if dc.MaxBytes > 0 && len(in.Data) > dc.MaxBytes {
 		return nil, (&problem.Error{Kind: problem.KindInput, Field: "/", Position: in.Name,
 			Reason: fmt.Sprintf("the input is %s, over the limit of %s", problem.Size(len(in.Data)), problem.Size(dc.MaxBytes))}).
 			Hint("send a smaller input, or raise the limit (render's --max-input, the engine's Limits.InputBytes)")
 	}
-	d, root, err := decode(in, dc.Order, dc.MaxDepth)
+	d, root, err := decode(ctx, in, dc.Order, dc.MaxDepth, textBound(dc.MaxBytes, len(in.Data)))
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +108,24 @@ func DecodeJSON(in Input, order *KeyOrder) (any, *Document, error) {
 // maxDepth is the parser's own bound on nesting.
 const maxDepth = 10000
 
-func decode(in Input, order *KeyOrder, depth int) (*Document, any, error) {
+// expansion is how many times its size limit a YAML input may expand to
+// through aliases, in bytes of text (strings and keys): an alias shares its
+// value's text, but whatever reads the tree (validation, hashing, a
+// template's range) reads it once per alias. 9,900 aliases of a 1 MiB
+// string are 10 GB to read for 1 MB of input.
+const expansion = 4
+
+// textBound is how many bytes of text an input of n bytes may expand to:
+// expansion times its limit, or without a limit, times the larger of its
+// size and 4 MiB.
+func textBound(limit, n int) int {
+	if limit <= 0 {
+		limit = max(n, 4<<20)
+	}
+	return expansion * limit
+}
+
+func decode(ctx context.Context, in Input, order *KeyOrder, depth, text int) (*Document, any, error) {
 	if order == nil {
 		order = &KeyOrder{}
 	}
@@ -115,7 +139,7 @@ func decode(in Input, order *KeyOrder, depth int) (*Document, any, error) {
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		root, err = d.decodeJSON(in.Data, len(in.Data)-len(trimmed))
 	} else {
-		root, err = d.decodeYAML(in.Data)
+		root, err = d.decodeYAML(ctx, in.Data, text)
 	}
 	if err != nil {
 		d.Release()

@@ -179,11 +179,11 @@ func (p *jsonParser) object(depth int) (any, error) {
 		p.path = append(p.path, step{key: k, index: -1})
 		if _, dup := m[k]; dup {
 			p.pos = keyAt
-			return nil, problem.Input(p.pointer(), "key %q appears twice", k).Hint("keep one of the two entries")
+			return nil, problem.Input(p.pointer(), "key %s appears twice", problem.Quote(k)).Hint("keep one of the two entries")
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.fail("expected ':' after key %q", k)
+			return nil, p.fail("expected ':' after key %s", problem.Quote(k))
 		}
 		p.pos++
 		v, err := p.value(depth + 1)
@@ -369,7 +369,7 @@ func (p *jsonParser) number() (any, error) {
 	text := string(p.data[start:p.pos])
 	if !json.Valid(p.data[start:p.pos]) {
 		p.pos = start
-		return nil, p.fail("invalid number %q", text)
+		return nil, p.fail("invalid number %s", problem.Quote(text))
 	}
 	v, err := number(text)
 	if err != nil {

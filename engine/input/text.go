@@ -66,7 +66,7 @@ func checkText(s string) *notText {
 // outOfRange is the error for a number an input cannot hold.
 func outOfRange(text string) *problem.Error {
 	return (&problem.Error{Kind: problem.KindInput, Err: ErrOutOfRange,
-		Reason: fmt.Sprintf("%s is out of range: a number of the input must lie between %d and %d", text, math.MinInt64, math.MaxInt64)}).
+		Reason: fmt.Sprintf("%s is out of range: a number of the input must lie between %d and %d", problem.Clip(text, problem.QuoteBytes), math.MinInt64, math.MaxInt64)}).
 		Hint("write a smaller number; an identifier that long is a string (quote it)")
 }
 

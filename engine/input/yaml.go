@@ -2,6 +2,7 @@ package input
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,15 +13,17 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-func (d *Document) decodeYAML(data []byte) (any, error) {
+// decodeYAML reads a YAML document; text bounds the bytes of text its
+// aliases may expand it to, and ctx the time they may take.
+func (d *Document) decodeYAML(ctx context.Context, data []byte, text int) (any, error) {
 	if v, ok := d.readYAML(data); ok {
-		return v, nil
+		return v, nil // the reader takes no aliases: what it reads is written out
 	}
-	return d.decodeYAMLNodes(data)
+	return d.decodeYAMLNodes(ctx, data, text)
 }
 
 // decodeYAMLNodes reads any YAML through yaml.v3's nodes.
-func (d *Document) decodeYAMLNodes(data []byte) (any, error) {
+func (d *Document) decodeYAMLNodes(ctx context.Context, data []byte, text int) (any, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var n yaml.Node
 	if err := dec.Decode(&n); err == io.EOF {
@@ -31,7 +34,10 @@ func (d *Document) decodeYAMLNodes(data []byte) (any, error) {
 	if err := d.singleDocument(dec); err != nil {
 		return nil, err
 	}
-	y := &yamlDecoder{doc: d}
+	if text <= 0 {
+		text = textBound(0, len(data))
+	}
+	y := &yamlDecoder{doc: d, ctx: ctx, maxText: text}
 	return y.value(&n, 0)
 }
 
@@ -76,21 +82,24 @@ func emptyDocument(n *yaml.Node) bool {
 const maxYAMLValues = 1_000_000
 
 // yamlValueBound is how many values an input of n bytes may expand to:
-// 10,000, or 16 for each of its bytes, up to maxYAMLValues. An input
-// written out holds fewer values than bytes; aliases may repeat what it
-// holds many times over, but not without end.
+// 10,000, or 4 for each of its bytes, up to maxYAMLValues. An input written
+// out holds at most one value for every two bytes ("1,"); aliases may
+// repeat what it holds a few times over, but not without end: each value
+// costs a render the memory of a Go value, a hundred bytes and more.
 func yamlValueBound(n int) int {
-	return min(maxYAMLValues, max(10_000, 16*n))
+	return min(maxYAMLValues, max(10_000, 4*n))
 }
 
 // yamlDecoder turns a document's nodes into values.
 type yamlDecoder struct {
 	doc *Document
-	// values counts the values expanded so far; aliasing holds the aliases
+	ctx context.Context
+	// values counts the values expanded so far, text the bytes of their
+	// strings and keys, which maxText bounds; aliasing holds the aliases
 	// being expanded.
-	values   int
-	aliasing map[*yaml.Node]bool
-	path     path // down to the current value, for errors
+	values, text, maxText int
+	aliasing              map[*yaml.Node]bool
+	path                  path // down to the current value, for errors
 }
 
 func (y *yamlDecoder) value(n *yaml.Node, depth int) (any, error) {
@@ -104,6 +113,16 @@ func (y *yamlDecoder) value(n *yaml.Node, depth int) (any, error) {
 		return nil, y.fail(n, "the YAML expands to more than %d values through its aliases (*name), for %s of input", bound, problem.Size(len(y.doc.Data))).
 			Hint("write the values out, or use fewer nested aliases")
 	}
+	if y.values%1024 == 0 && y.ctx != nil {
+		if err := y.ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	if n.Kind == yaml.ScalarNode || n.Kind == yaml.MappingNode {
+		if err := y.addText(n); err != nil {
+			return nil, err
+		}
+	}
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
@@ -112,7 +131,7 @@ func (y *yamlDecoder) value(n *yaml.Node, depth int) (any, error) {
 		return y.value(n.Content[0], depth)
 	case yaml.AliasNode:
 		if y.aliasing[n.Alias] {
-			return nil, y.fail(n, "alias *%s refers to a value that contains it", n.Value).
+			return nil, y.fail(n, "alias *%s refers to a value that contains it", problem.Clip(n.Value, problem.QuoteBytes)).
 				Hint("an alias cannot be used inside the value it names")
 		}
 		if y.aliasing == nil {
@@ -161,6 +180,23 @@ func (y *yamlDecoder) value(n *yaml.Node, depth int) (any, error) {
 	return v, nil
 }
 
+// addText counts the text of a scalar, or of a mapping's keys, against
+// the bound on what the document may expand to.
+func (y *yamlDecoder) addText(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		y.text += len(n.Value)
+	} else {
+		for i := 0; i < len(n.Content); i += 2 {
+			y.text += len(n.Content[i].Value)
+		}
+	}
+	if y.text <= y.maxText {
+		return nil
+	}
+	return y.fail(n, "the YAML expands to more than %s of text through its aliases (*name), %d times the input limit", problem.Size(y.maxText), expansion).
+		Hint("write the values out, or alias large values less often; a larger --max-input (the engine's Limits.InputBytes) raises this limit too")
+}
+
 func (y *yamlDecoder) position(n *yaml.Node) string {
 	return fmt.Sprintf("%s:%d:%d", y.doc.Name, n.Line, n.Column)
 }
@@ -189,7 +225,7 @@ func (y *yamlDecoder) mapping(n *yaml.Node, m map[string]any, keys *[]string, de
 		}
 		if explicit[kn.Value] {
 			y.path = append(y.path, step{key: kn.Value, index: -1})
-			return y.fail(kn, "key %q appears twice", kn.Value).Hint("keep one of the two entries")
+			return y.fail(kn, "key %s appears twice", problem.Quote(kn.Value)).Hint("keep one of the two entries")
 		}
 		explicit[kn.Value] = true
 	}

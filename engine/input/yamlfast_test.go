@@ -1,6 +1,7 @@
 package input
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,7 +125,7 @@ func compareYAML(t *testing.T, src string) bool {
 	}
 	slow := &Document{Input: Input{Name: "s", Data: []byte(src)}, order: &KeyOrder{}, maxDepth: 20}
 	defer slow.Release()
-	want, err := slow.decodeYAMLNodes([]byte(src))
+	want, err := slow.decodeYAMLNodes(context.Background(), []byte(src), 0)
 	if err != nil {
 		t.Errorf("%q: read, but yaml.v3 refuses it: %v", src, err)
 		return true

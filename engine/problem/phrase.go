@@ -9,8 +9,14 @@ import (
 // be a typo of it, for "did you mean" hints; otherwise "".
 func Closest(name string, known []string) string {
 	best, bestD := "", len(name)/2+2
-	lower := strings.ToLower(name)
+	lower := ""
 	for _, k := range known {
+		if diff := len(name) - len(k); diff >= bestD || -diff >= bestD {
+			continue // the distance is at least the difference in length
+		}
+		if lower == "" {
+			lower = strings.ToLower(name)
+		}
 		if d := editDistance(lower, strings.ToLower(k)); d < bestD {
 			best, bestD = k, d
 		}

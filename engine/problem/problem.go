@@ -40,7 +40,13 @@ type Error struct {
 	Err      error    `json:"-"`
 }
 
+// Error says what Bounded keeps of e: the position, field and reason on the
+// first line, a line for each hint and then each further problem.
 func (e *Error) Error() string {
+	return e.Bounded().text()
+}
+
+func (e *Error) text() string {
 	var b strings.Builder
 	if e.Position != "" {
 		b.WriteString(e.Position)
@@ -60,7 +66,7 @@ func (e *Error) Error() string {
 	}
 	for _, a := range e.Also {
 		b.WriteString("\n")
-		b.WriteString(a.Error())
+		b.WriteString(a.text())
 	}
 	return b.String()
 }

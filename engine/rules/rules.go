@@ -128,7 +128,7 @@ func (c *Checker) checkSectionRefs(doc *input.Document, ref manifest.SectionRef)
 		if have[s] {
 			continue
 		}
-		e := problem.Input(m.Pointer, "%q is not a SectionPath of %s", s, vb.Field)
+		e := problem.Input(m.Pointer, "%s is not a SectionPath of %s", problem.Quote(s), vb.Field)
 		if near := problem.Closest(s, paths); near != "" {
 			e.Hint("did you mean %q?", near)
 		}

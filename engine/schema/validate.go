@@ -85,7 +85,7 @@ func (s *Set) explain(v *jsonschema.ValidationError, doc *input.Document) []*pro
 		var out []*problem.Error
 		known := s.propertyNames(holder)
 		for _, name := range s.unknownNames(holder, doc, obj, isObj, v.Message) {
-			e := problem.Input(pointer.Append(at, name), "unknown field %q", name)
+			e := problem.Input(pointer.Append(at, name), "unknown field %s", problem.Quote(name))
 			if near := problem.Closest(name, known); near != "" {
 				e.Hint("did you mean %q?", near)
 			}
@@ -108,7 +108,7 @@ func (s *Set) explain(v *jsonschema.ValidationError, doc *input.Document) []*pro
 		}
 		return []*problem.Error{e}
 	}
-	e := problem.Input(at, "%s", v.Message)
+	e := problem.Input(at, "%s", problem.Clip(v.Message, 2*problem.QuoteBytes)) // it may quote the value
 	switch keyword {
 	case "enum", "const", "type", "pattern", "format":
 		if d := description(holder); d != "" {

@@ -1,0 +1,546 @@
+package funcs
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"regexp"
+	"strings"
+	"text/template"
+	"unicode/utf8"
+)
+
+// guard wraps every function of f that builds a text or a list, so that a
+// template cannot build a value past the limits however it loops: each call
+// first checks the run (its context ends a render past its deadline, even
+// one that only builds values and writes nothing), and a text longer than
+// Limits.OutputBytes or a list longer than Limits.ListItems is refused. A
+// function whose result may be far larger than its arguments (repeat,
+// replace, indent, join, printf "%*d", toJson of a list that holds itself
+// many times) is refused before it builds anything; the others are checked
+// on what they return, which is at most a few times their arguments.
+//
+// text/template's own print, printf, println, html, js and urlquery are
+// replaced by guarded ones of the same meaning.
+func (env *Env) guard(f template.FuncMap) {
+	f["print"], f["println"], f["printf"] = fmt.Sprint, fmt.Sprintln, fmt.Sprintf
+	f["html"], f["js"], f["urlquery"] = template.HTMLEscaper, template.JSEscaper, template.URLQueryEscaper
+	for name, fn := range f {
+		if pre, ok := env.precheck(name, fn); ok {
+			f[name] = pre
+			continue
+		}
+		f[name] = env.postcheck(name, fn)
+	}
+}
+
+// precheck wraps the functions whose result can be out of all proportion
+// to their arguments: each works out what it would build and refuses it
+// over the limits before building it.
+func (env *Env) precheck(name string, fn any) (any, bool) {
+	switch fn := fn.(type) {
+	case func(...any) string: // print, println, cat, quote, squote, html, js, urlquery
+		scale := 1
+		switch name {
+		case "html", "js", "urlquery":
+			scale = 6 // an escaped character is at most six bytes long
+		}
+		return func(args ...any) (string, error) {
+			if err := env.values(name, scale, args...); err != nil {
+				return "", err
+			}
+			return fn(args...), nil
+		}, true
+	case func(string, ...any) string: // printf
+		return func(format string, args ...any) (string, error) {
+			if err := env.values(name, 1, append(args, format)...); err != nil {
+				return "", err
+			}
+			if err := env.text(name, float64(len(format))+formatWidths(format, args)); err != nil {
+				return "", err
+			}
+			return fn(format, args...), nil
+		}, true
+	case func(any) string:
+		switch name {
+		case "toJson", "toRawJson", "json", "toString":
+			return func(v any) (string, error) {
+				if err := env.values(name, 1, v); err != nil {
+					return "", err
+				}
+				return fn(v), nil
+			}, true
+		case "toPrettyJson", "prettyJson":
+			return func(v any) (string, error) {
+				if err := env.values(name, 1, pretty{v}); err != nil {
+					return "", err
+				}
+				return fn(v), nil
+			}, true
+		}
+	case func(any) (string, error): // mustToJson, mustToPrettyJson, mustToRawJson
+		return func(v any) (string, error) {
+			if err := env.values(name, 1, pretty{v}); err != nil {
+				return "", err
+			}
+			return fn(v)
+		}, true
+	case func(any) []string: // toStrings, sortAlpha: each item as fmt prints it
+		return func(v any) ([]string, error) {
+			if err := env.values(name, 1, v); err != nil {
+				return nil, err
+			}
+			out := fn(v)
+			return out, env.items(name, float64(len(out)))
+		}, true
+	case func(any) any: // deepCopy copies a list as often as it holds it
+		if name == "deepCopy" {
+			return func(v any) (any, error) {
+				if err := env.values(name, 1, v); err != nil {
+					return nil, err
+				}
+				return fn(v), nil
+			}, true
+		}
+	case func(any) (any, error):
+		if name == "mustDeepCopy" {
+			return func(v any) (any, error) {
+				if err := env.values(name, 1, v); err != nil {
+					return nil, err
+				}
+				return fn(v)
+			}, true
+		}
+	case func(string, any) string: // join
+		return func(sep string, v any) (string, error) {
+			if err := env.values(name, 1, v); err != nil {
+				return "", err
+			}
+			if err := env.text(name, float64(len(sep))*float64(listLen(v))); err != nil {
+				return "", err
+			}
+			return fn(sep, v), nil
+		}, true
+	case func(int, string) string:
+		switch name {
+		case "indent", "nindent": // the indent before every line
+			return func(n int, s string) (string, error) {
+				lines := float64(strings.Count(s, "\n") + 1)
+				if err := env.text(name, float64(len(s))+lines*float64(max(n, 0))); err != nil {
+					return "", err
+				}
+				return fn(n, s), nil
+			}, true
+		}
+	case func(string, string) string:
+		switch name {
+		case "indentLines":
+			return func(prefix, s string) (string, error) {
+				lines := float64(strings.Count(s, "\n"))
+				if err := env.text(name, float64(len(s))+lines*float64(len(prefix))); err != nil {
+					return "", err
+				}
+				return fn(prefix, s), nil
+			}, true
+		}
+	case func(int, string, string) string: // wrapWith: a break every n characters
+		return func(n int, sep, s string) (string, error) {
+			breaks := float64(utf8.RuneCountInString(s)/max(n, 1) + 1)
+			if err := env.text(name, float64(len(s))+breaks*float64(len(sep))); err != nil {
+				return "", err
+			}
+			return fn(n, sep, s), nil
+		}, true
+	case func(string, string, string) string:
+		switch name {
+		case "replace":
+			return func(old, new, s string) (string, error) {
+				if err := env.text(name, replacedSize(old, new, s)); err != nil {
+					return "", err
+				}
+				return fn(old, new, s), nil
+			}, true
+		case "regexReplaceAll", "regexReplaceAllLiteral":
+			literal := name == "regexReplaceAllLiteral"
+			return func(pattern, s, repl string) (string, error) {
+				if err := env.regexReplaced(name, pattern, s, repl, literal); err != nil {
+					return "", err
+				}
+				return fn(pattern, s, repl), nil
+			}, true
+		}
+	case func(string, string, string) (string, error): // mustRegexReplaceAll(Literal)
+		literal := name == "mustRegexReplaceAllLiteral"
+		return func(pattern, s, repl string) (string, error) {
+			if err := env.regexReplaced(name, pattern, s, repl, literal); err != nil {
+				return "", err
+			}
+			return fn(pattern, s, repl)
+		}, true
+	case func(string, string) []string: // splitList
+		return func(sep, s string) ([]string, error) {
+			if err := env.items(name, float64(splitCount(sep, s))); err != nil {
+				return nil, err
+			}
+			return fn(sep, s), nil
+		}, true
+	case func(string, string) map[string]string: // split
+		return func(sep, s string) (map[string]string, error) {
+			if err := env.items(name, float64(splitCount(sep, s))); err != nil {
+				return nil, err
+			}
+			return fn(sep, s), nil
+		}, true
+	case func(string, string, int) []string: // regexFindAll, regexSplit: ask for one more than allowed
+		return func(pattern, s string, n int) ([]string, error) {
+			if err := env.check(); err != nil {
+				return nil, err
+			}
+			out := fn(pattern, s, env.cap(n))
+			return out, env.items(name, float64(len(out)))
+		}, true
+	case func(string, string, int) ([]string, error): // mustRegexFindAll, mustRegexSplit
+		return func(pattern, s string, n int) ([]string, error) {
+			if err := env.check(); err != nil {
+				return nil, err
+			}
+			out, err := fn(pattern, s, env.cap(n))
+			if err != nil {
+				return nil, err
+			}
+			return out, env.items(name, float64(len(out)))
+		}, true
+	}
+	return nil, false
+}
+
+// postcheck wraps a function that builds a text or a list at most a few
+// times the size of its arguments: the run is checked before the call and
+// the result's size after it. Functions that build neither are left as
+// they are.
+func (env *Env) postcheck(name string, fn any) any {
+	switch fn := fn.(type) {
+	case func(string) string:
+		return func(s string) (string, error) {
+			if err := env.check(); err != nil {
+				return "", err
+			}
+			out := fn(s)
+			return out, env.text(name, float64(len(out)))
+		}
+	case func(int, string) string:
+		return func(n int, s string) (string, error) {
+			if err := env.check(); err != nil {
+				return "", err
+			}
+			out := fn(n, s)
+			return out, env.text(name, float64(len(out)))
+		}
+	case func(string, string) string:
+		return func(a, s string) (string, error) {
+			if err := env.check(); err != nil {
+				return "", err
+			}
+			out := fn(a, s)
+			return out, env.text(name, float64(len(out)))
+		}
+	case func(int, int, string) string:
+		return func(a, b int, s string) (string, error) {
+			if err := env.check(); err != nil {
+				return "", err
+			}
+			out := fn(a, b, s)
+			return out, env.text(name, float64(len(out)))
+		}
+	case func(string, string, int) string:
+		return func(a, b string, n int) (string, error) {
+			if err := env.check(); err != nil {
+				return "", err
+			}
+			out := fn(a, b, n)
+			return out, env.text(name, float64(len(out)))
+		}
+	case func(...any) []any: // list, tuple
+		return func(args ...any) ([]any, error) {
+			if err := env.check(); err != nil {
+				return nil, err
+			}
+			return fn(args...), nil
+		}
+	case func(any, any) []any: // append, push, prepend
+		return func(l, v any) ([]any, error) {
+			if err := env.check(); err != nil {
+				return nil, err
+			}
+			out := fn(l, v)
+			return out, env.items(name, float64(len(out)))
+		}
+	case func(any, any) ([]any, error): // mustAppend, mustPush, mustPrepend
+		return func(l, v any) ([]any, error) {
+			if err := env.check(); err != nil {
+				return nil, err
+			}
+			out, err := fn(l, v)
+			if err != nil {
+				return nil, err
+			}
+			return out, env.items(name, float64(len(out)))
+		}
+	case func(...any) any: // concat, coalesce
+		return func(args ...any) (any, error) {
+			if err := env.check(); err != nil {
+				return nil, err
+			}
+			out := fn(args...)
+			return out, env.items(name, float64(listLen(out)))
+		}
+	case func(...any) map[string]any: // dict
+		return func(args ...any) (map[string]any, error) {
+			if err := env.check(); err != nil {
+				return nil, err
+			}
+			return fn(args...), nil
+		}
+	case func(map[string]any, string, any) map[string]any: // set
+		return func(m map[string]any, k string, v any) (map[string]any, error) {
+			if err := env.check(); err != nil {
+				return nil, err
+			}
+			out := fn(m, k, v)
+			return out, env.items(name, float64(len(out)))
+		}
+	}
+	return fn
+}
+
+// text refuses a text of n bytes over the output limit, which no value a
+// template builds may pass: a longer one could never be written.
+func (env *Env) text(fn string, n float64) error {
+	if err := env.check(); err != nil {
+		return err
+	}
+	if limit := env.Limits.OutputBytes; limit > 0 && n > float64(limit) {
+		return fmt.Errorf("%s would build a text of %.0f bytes, over the output limit of %d bytes; no value a template builds may be longer than a prompt (the limit is the engine's OutputBytes, render's --max-output)", fn, n, limit)
+	}
+	return nil
+}
+
+// values refuses arguments that, printed, would write more than the output
+// limit: scale times their size as valueSize counts it.
+func (env *Env) values(fn string, scale int, args ...any) error {
+	if err := env.check(); err != nil {
+		return err
+	}
+	limit := env.Limits.OutputBytes
+	if limit <= 0 {
+		return nil
+	}
+	budget := limit / scale
+	for _, a := range args {
+		budget = valueSize(a, budget, 0)
+		if budget < 0 {
+			return fmt.Errorf("%s would build a text of more than %d bytes, the output limit; no value a template builds may be longer than a prompt (the limit is the engine's OutputBytes, render's --max-output)", fn, limit)
+		}
+	}
+	return nil
+}
+
+// cap is n, the most items regexFindAll or regexSplit may return, bounded
+// to one more than a list may hold, so that a longer result shows without
+// being built.
+func (env *Env) cap(n int) int {
+	limit := env.Limits.ListItems
+	if limit <= 0 || (n >= 0 && n <= limit) {
+		return n
+	}
+	return limit + 1
+}
+
+// regexReplaced refuses a regexReplaceAll whose result would pass the
+// output limit. The bound from the sizes alone settles most calls; when it
+// does not, the matches are counted (groups lie within their match, so a
+// replacement expands to at most its own length plus a match's per $ in
+// it).
+func (env *Env) regexReplaced(fn, pattern, s, repl string, literal bool) error {
+	if err := env.check(); err != nil {
+		return err
+	}
+	limit := env.Limits.OutputBytes
+	refs := 0
+	if !literal {
+		refs = strings.Count(repl, "$")
+	}
+	n, r := float64(len(s)), float64(len(repl))
+	if limit <= 0 || n+(n+1)*(r+float64(refs)*n) <= float64(limit) {
+		return nil
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil // the function itself reports a bad pattern
+	}
+	size := n
+	re.ReplaceAllStringFunc(s, func(m string) string {
+		size += r + float64(refs*len(m)) - float64(len(m))
+		return ""
+	})
+	return env.text(fn, size)
+}
+
+// replacedSize is the length of strings.Replace(s, old, new, -1).
+func replacedSize(old, new, s string) float64 {
+	count := utf8.RuneCountInString(s) + 1 // an empty old matches between characters
+	if old != "" {
+		count = strings.Count(s, old)
+	}
+	return float64(len(s)) + float64(count)*(float64(len(new))-float64(len(old)))
+}
+
+// splitCount is how many parts strings.Split(s, sep) gives.
+func splitCount(sep, s string) int {
+	if sep == "" {
+		return utf8.RuneCountInString(s)
+	}
+	return strings.Count(s, sep) + 1
+}
+
+// listLen is the length of a list, or 0 for any other value.
+func listLen(v any) int {
+	switch v := v.(type) {
+	case []any:
+		return len(v)
+	case []string:
+		return len(v)
+	case nil:
+		return 0
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
+		return rv.Len()
+	}
+	return 0
+}
+
+// formatWidths is how many bytes the widths and precisions of a printf
+// format may pad to: "%*d" and "%999999999d" pad without an argument as
+// long.
+func formatWidths(format string, args []any) float64 {
+	total := 0.0
+	for i := 0; i < len(format); i++ {
+		if format[i] != '%' {
+			continue
+		}
+		for i++; i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0; i++ {
+		}
+		for part := 0; part < 2 && i < len(format); part++ { // width, then precision
+			if part == 1 {
+				if format[i] != '.' {
+					break
+				}
+				i++
+			}
+			if i < len(format) && format[i] == '[' { // an argument index: %[2]*d
+				if end := strings.IndexByte(format[i:], ']'); end > 0 {
+					i += end + 1
+				}
+			}
+			if i < len(format) && format[i] == '*' {
+				total += largestInt(args)
+				i++
+				continue
+			}
+			n := 0.0
+			for ; i < len(format) && format[i] >= '0' && format[i] <= '9'; i++ {
+				n = n*10 + float64(format[i]-'0')
+			}
+			total += n
+		}
+	}
+	return total
+}
+
+// largestInt is the largest size of the integers among args, the most a
+// "*" of a format may pad to, whichever argument it takes.
+func largestInt(args []any) float64 {
+	most := 0.0
+	for _, a := range args {
+		rv := reflect.ValueOf(a)
+		switch rv.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			most = max(most, math.Abs(float64(rv.Int())))
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+			most = max(most, float64(rv.Uint()))
+		}
+	}
+	return most
+}
+
+// pretty marks a value to be sized as it is written with indentation.
+type pretty struct{ v any }
+
+// valueSize takes from budget about what v costs written out as text (its
+// strings' bytes, a few bytes for each other value and separator, under
+// pretty the indentation too) and returns what is left, or a negative
+// number as soon as the budget is spent: a list that holds the same list
+// twice, nested sixty deep, is refused after budget steps, not after 2⁶⁰.
+func valueSize(v any, budget, indent int) int {
+	const small = 8 // a number, a separator, a key's quotes
+	if budget < 0 {
+		return budget
+	}
+	switch v := v.(type) {
+	case nil, bool, int, int64, float64:
+		return budget - small - indent
+	case string:
+		return budget - len(v) - small - indent
+	case pretty:
+		return valueSize(v.v, budget, 2)
+	case []any:
+		budget -= small + indent
+		for _, x := range v {
+			if budget = valueSize(x, budget, nested(indent)); budget < 0 {
+				return budget
+			}
+		}
+		return budget
+	case map[string]any:
+		budget -= small + indent
+		for k, x := range v {
+			if budget = valueSize(x, budget-len(k)-small, nested(indent)); budget < 0 {
+				return budget
+			}
+		}
+		return budget
+	case []string:
+		for _, x := range v {
+			if budget -= len(x) + small + indent; budget < 0 {
+				return budget
+			}
+		}
+		return budget
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		budget -= small + indent
+		for i := 0; i < rv.Len() && budget >= 0; i++ {
+			budget = valueSize(rv.Index(i).Interface(), budget, nested(indent))
+		}
+		return budget
+	case reflect.Map:
+		budget -= small + indent
+		for it := rv.MapRange(); it.Next() && budget >= 0; {
+			budget = valueSize(it.Value().Interface(), budget-small, nested(indent))
+		}
+		return budget
+	case reflect.String:
+		return budget - rv.Len() - small - indent
+	}
+	return budget - 4*small // a struct or pointer fmt prints: a few fields
+}
+
+// nested is the indentation one level deeper; 0 stays 0 (compact).
+func nested(indent int) int {
+	if indent == 0 {
+		return 0
+	}
+	return indent + 2
+}

@@ -1,0 +1,75 @@
+package problem
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestQuoteAndClip(t *testing.T) {
+	cases := []struct{ got, want string }{
+		{Quote("short"), `"short"`},
+		{Quote(strings.Repeat("a", 200)), `"` + strings.Repeat("a", 200) + `"`},
+		{Quote(strings.Repeat("a", 201)), `"` + strings.Repeat("a", 200) + `"... (201 bytes in all)`},
+		{Quote(strings.Repeat("a", 199) + "é"), `"` + strings.Repeat("a", 199) + `"... (201 bytes in all)`}, // never half a character
+		{Clip("abc", 3), "abc"},
+		{Clip("abcdef", 3), "abc... (3 more bytes)"},
+		{Clip("aé", 2), "a... (2 more bytes)"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got %s, want %s", c.got, c.want)
+		}
+	}
+}
+
+// TestBoundedErrorsSayLittle: an error whose texts hold megabytes of input,
+// with hundreds of further problems, says at most 16 KiB, as text and as
+// JSON; one within the bounds is left as it is.
+func TestBoundedErrorsSayLittle(t *testing.T) {
+	huge := strings.Repeat("x", 5_000_000)
+	e := &Error{Kind: KindInput, Reason: "unknown field " + huge, Field: "/" + huge, Position: "in.json:1:2"}
+	for range 20 {
+		e.Hint("a hint %s", huge)
+	}
+	for range 300 {
+		e.Also = append(e.Also, &Error{Kind: KindInput, Reason: "also " + huge[:3000], Field: "/a"})
+	}
+	text := e.Error()
+	body, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, n := range map[string]int{"text": len(text), "JSON": len(body)} {
+		if n > ErrorBytes+4<<10 {
+			t.Errorf("the %s is %d bytes", what, n)
+		}
+	}
+	b := e.Bounded()
+	if len(b.Hints) != maxHints+1 || !strings.Contains(b.Hints[maxHints], "12 more hints") {
+		t.Errorf("hints: %d, last %q", len(b.Hints), b.Hints[len(b.Hints)-1])
+	}
+	if last := b.Also[len(b.Also)-1]; !strings.HasPrefix(last.Reason, "and ") || !strings.HasSuffix(last.Reason, " more problems") {
+		t.Errorf("the last of also: %q", last.Reason)
+	}
+	if len(e.Reason) != len("unknown field ")+len(huge) {
+		t.Error("Bounded changed the error it was given")
+	}
+	small := &Error{Kind: KindInput, Reason: "r", Also: []*Error{{Kind: KindInput, Reason: "s"}}}
+	if small.Bounded() != small {
+		t.Error("an error within the bounds was copied")
+	}
+	var back map[string]any
+	if err := json.Unmarshal(body, &back); err != nil || back["kind"] != "input" {
+		t.Errorf("the JSON: %v %v", err, back["kind"])
+	}
+}
+
+func TestClosestSkipsWhatCannotBeATypo(t *testing.T) {
+	known := []string{"agent", "parent", "delegation"}
+	for name, want := range map[string]string{"agnet": "agent", "parnet": "parent", "x": "", strings.Repeat("a", 1_000_000): ""} {
+		if got := Closest(name, known); got != want {
+			t.Errorf("Closest(%.20q) = %q, want %q", name, got, want)
+		}
+	}
+}
