@@ -69,6 +69,6 @@ func describe(err error) (kind engine.Kind, body any, text string) {
 	if errors.As(err, &ce) {
 		return ce.Kind, ce, ce.Error()
 	}
-	e := engine.AsError(err)
+	e := engine.AsError(err).Bounded()
 	return e.Kind, e, e.Error()
 }
