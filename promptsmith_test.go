@@ -17,6 +17,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/internal/golden"
+	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -43,7 +44,7 @@ func TestGolden(t *testing.T) {
 			t.Errorf("variant %s has no examples: add templates/%s/examples/*.yaml", name, name)
 		}
 	}
-	outcomes, err := golden.Examples(context.Background(), lib, filepath.Join("testdata", "golden"), nil, golden.Updating())
+	outcomes, err := golden.Examples(context.Background(), lib, filepath.Join("testdata", "golden"), nil, goldentest.Updating())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestFunctionTable(t *testing.T) {
 		t.Fatalf("%s has no %q ... %q markers", path, start, end)
 	}
 	want := string(doc[:i+len(start)]) + funcs.Table() + string(doc[j:])
-	golden.Check(t, path, []byte(want))
+	goldentest.Check(t, path, []byte(want))
 	if !strings.Contains(string(doc), funcs.Table()) {
 		t.Errorf("%s does not show the function catalog; run go test ./... -update", path)
 	}

@@ -96,6 +96,9 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	rec := v.startLog()
 	defer func() {
 		if err != nil {
+			if e, ok := err.(*Error); ok {
+				err = e.Bounded() // what the input made it quote, cut to size
+			}
 			rec.failure(err)
 		}
 	}()

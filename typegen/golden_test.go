@@ -8,7 +8,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/golden"
+	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
 )
 
 // goldenDir holds the generated types of every variant, so that a schema
@@ -61,7 +61,7 @@ func TestGoldenTypes(t *testing.T) {
 		for name, src := range generated(t, lang) {
 			path := filepath.Join(goldenDir, name+langExt(lang))
 			want[path] = true
-			golden.Check(t, path, src)
+			goldentest.Check(t, path, src)
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(goldenDir, "*"))
@@ -69,7 +69,7 @@ func TestGoldenTypes(t *testing.T) {
 		if want[f] {
 			continue
 		}
-		if golden.Updating() {
+		if goldentest.Updating() {
 			os.Remove(f)
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/internal/golden"
+	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -44,7 +44,7 @@ func TestEdgeSchema(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden.Check(t, filepath.Join("testdata", "edge"+langExt(lang)), src)
+		goldentest.Check(t, filepath.Join("testdata", "edge"+langExt(lang)), src)
 	}
 }
 

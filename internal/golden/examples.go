@@ -1,3 +1,6 @@
+// Package golden compares rendered prompts with the golden files committed
+// under testdata/golden/: `render test` and the Go tests share it, so that
+// they agree. Go tests compare other output through goldentest.
 package golden
 
 import (
@@ -61,7 +64,7 @@ func Examples(ctx context.Context, lib *engine.Library, dir string, variants []s
 			if err != nil {
 				o.Status, o.Err = Failed, err
 			} else {
-				o.Status, o.Diff, o.Err = compare(o.File, []byte(res.Text), update)
+				o.Status, o.Diff, o.Err = Compare(o.File, []byte(res.Text), update)
 			}
 			out = append(out, o)
 		}
@@ -99,8 +102,10 @@ func Examples(ctx context.Context, lib *engine.Library, dir string, variants []s
 	return out, nil
 }
 
-// compare checks got against the file at path, or writes it with update.
-func compare(path string, got []byte, update bool) (Status, string, error) {
+// Compare checks got against the golden file at path, or writes it with
+// update: Same, Differs with a unified diff (the file first), Missing, or
+// Updated.
+func Compare(path string, got []byte, update bool) (Status, string, error) {
 	want, err := os.ReadFile(path)
 	switch {
 	case err == nil && string(want) == string(got):
