@@ -85,7 +85,7 @@ func TestReliabilityLongWordCountsQuickly(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The deadline of the within below is the bound that matters here.
-	lib, err := engine.Load(promptsmith.FS(), engine.WithTokenCounter(tc), engine.WithLimits(engine.Limits{Timeout: 3 * time.Minute}))
+	lib, err := engine.Load(promptsmith.FS(), engine.WithLimits(engine.Limits{Timeout: 3 * time.Minute}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func TestReliabilityLongWordCountsQuickly(t *testing.T) {
 	set(in, "parent/prompt", strings.Repeat("a", 1_000_000))
 	data := mustJSON(t, in)
 	within(t, 3*time.Minute, "counting the tokens of a 1,000,000-character word", func() {
-		res, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "word.json", Data: data})
+		res, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "word.json", Data: data}, engine.CountTokens(tc))
 		if err != nil {
 			t.Error(err)
 		} else if res.Tokens < 1000 || res.Tokens > 1_000_000 {

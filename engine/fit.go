@@ -8,24 +8,9 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine/budget"
 	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/manifest"
 )
 
-// RenderOption changes one render.
-type RenderOption func(*renderOptions)
-
-type renderOptions struct {
-	maxTokens int
-	counter   TokenCounter
-}
-
-// FitTokens fits the prompt to at most max tokens as tc counts them, by
-// cutting what the variant's budget declares, lowest priority first (see
-// package budget). Every check runs on the prompt that fits; a prompt that
-// cannot fit even with everything cuttable cut is an input error saying
-// how many tokens its minimum needs.
-func FitTokens(max int, tc TokenCounter) RenderOption {
-	return func(o *renderOptions) { o.maxTokens, o.counter = max, tc }
-}
 
 // BudgetReport says how a prompt was fitted to its budget.
 type BudgetReport struct {
@@ -66,7 +51,7 @@ func (v *Variant) data(doc *input.Document, ids map[string]string, cut *budget.C
 		omitted := map[string]any{}
 		var names []string
 		for _, u := range v.manifest.Budget {
-			if u.Kind() == "section" {
+			if u.Kind() == manifest.UnitSection {
 				continue
 			}
 			n := 0

@@ -37,16 +37,9 @@ type Library struct {
 	provenance Provenance
 }
 
-// TokenCounter counts the tokens of a text for a model's encoding; package
-// tokens provides one.
-type TokenCounter interface {
-	CountTokens(text string) int
-}
-
 type options struct {
 	logger *slog.Logger
 	origin string
-	tokens TokenCounter
 	limits Limits
 }
 
@@ -56,9 +49,6 @@ type Option func(*options)
 // WithLogger sends render logs (log/slog) to l. Without it nothing is logged.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-// WithTokenCounter fills in the token count of each section and of the whole
-// prompt. Counting costs more than rendering, so it is off unless asked for.
-func WithTokenCounter(tc TokenCounter) Option { return func(o *options) { o.tokens = tc } }
 
 // WithOrigin names where the files came from, so that error positions read as
 // paths the author can open (a directory for a working copy).

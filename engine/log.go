@@ -13,15 +13,16 @@ import (
 // the input fields the manifest's log: names, and how it ended.
 type renderLog struct {
 	v     *Variant
+	ctx   context.Context // the render's: a handler may read its trace or request id
 	attrs []slog.Attr
 }
 
-func (v *Variant) startLog() *renderLog {
-	return &renderLog{v: v, attrs: []slog.Attr{slog.String("variant", v.name)}}
+func (v *Variant) startLog(ctx context.Context) *renderLog {
+	return &renderLog{v: v, ctx: ctx, attrs: []slog.Attr{slog.String("variant", v.name)}}
 }
 
 func (r *renderLog) enabled(level slog.Level) bool {
-	return r.v.lib.opts.logger.Enabled(context.Background(), level)
+	return r.v.lib.opts.logger.Enabled(r.ctx, level)
 }
 
 // input adds the ids and the logged input fields, once they are known.
@@ -48,7 +49,7 @@ func (r *renderLog) success(res *Result) {
 	if len(res.Regions) > 0 {
 		attrs = append(attrs, slog.Any("inherited", r.v.inheritedPaths(res)))
 	}
-	r.v.lib.opts.logger.LogAttrs(context.Background(), slog.LevelInfo, "prompt rendered", attrs...)
+	r.v.lib.opts.logger.LogAttrs(r.ctx, slog.LevelInfo, "prompt rendered", attrs...)
 }
 
 func (r *renderLog) failure(err error) {
@@ -58,7 +59,7 @@ func (r *renderLog) failure(err error) {
 	e := AsError(err)
 	attrs := append(r.attrs, slog.String("kind", string(e.Kind)), slog.String("reason", e.Reason), slog.String("field", e.Field))
 	level := slog.LevelError
-	r.v.lib.opts.logger.LogAttrs(context.Background(), level, "render failed", attrs...)
+	r.v.lib.opts.logger.LogAttrs(r.ctx, level, "render failed", attrs...)
 }
 
 // inheritedPaths lists the SectionPaths of the content each verbatim region

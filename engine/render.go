@@ -30,7 +30,7 @@ type Result struct {
 	Regions  []Region          `json:"regions,omitempty"`
 	Checks   []CheckResult     `json:"checks"`
 	IDs      map[string]string `json:"ids,omitempty"`
-	Tokens   int               `json:"tokens,omitempty"` // with WithTokenCounter
+	Tokens   int               `json:"tokens,omitempty"` // with CountTokens or FitTokens
 	// Provenance names the library, and the variant's own files, that made the prompt.
 	Provenance Provenance `json:"provenance"`
 	// Budget says how the prompt was fitted to a number of tokens (FitTokens).
@@ -42,7 +42,7 @@ type Section struct {
 	Name   string `json:"name"`
 	Start  int    `json:"start"`
 	End    int    `json:"end"`
-	Tokens int    `json:"tokens,omitempty"` // with WithTokenCounter
+	Tokens int    `json:"tokens,omitempty"` // with CountTokens
 }
 
 // Heading is one top-level heading of a prompt, with its SectionPath.
@@ -73,11 +73,12 @@ func (lib *Library) Render(ctx context.Context, variant string, in Input, opts .
 	if err != nil {
 		return nil, err
 	}
-	var ro renderOptions
-	for _, o := range opts {
-		o(&ro)
-	}
-	return v.render(ctx, in, ro)
+	return v.render(ctx, in, renderOptionsOf(opts))
+}
+
+// Render is Library.Render for a variant already looked up.
+func (v *Variant) Render(ctx context.Context, in Input, opts ...RenderOption) (*Result, error) {
+	return v.render(ctx, in, renderOptionsOf(opts))
 }
 
 // RenderValue renders a Go value (a struct or map) by way of its JSON encoding,
@@ -93,7 +94,7 @@ func (lib *Library) RenderValue(ctx context.Context, variant string, value any, 
 // render is the pipeline: decode → validate → defaults → input rules → ids
 // → sections → join → checks.
 func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *Result, err error) {
-	rec := v.startLog()
+	rec := v.startLog(ctx)
 	defer func() {
 		if err != nil {
 			if e, ok := err.(*Error); ok {
@@ -153,11 +154,13 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	res.IDs = ids
 	res.Provenance = v.lib.provenance
 	res.Provenance.Variant = v.hash
-	if tc := v.lib.opts.tokens; tc != nil {
+	if tc := ro.count; tc != nil {
 		for i, s := range res.Sections {
 			res.Sections[i].Tokens = tc.CountTokens(res.Text[s.Start:s.End])
 		}
-		res.Tokens = tc.CountTokens(res.Text)
+		if res.Budget == nil || !sameCounter(tc, ro.counter) { // a fit counted the prompt already
+			res.Tokens = tc.CountTokens(res.Text)
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, v.stopped(err)

@@ -8,24 +8,29 @@ import (
 	"github.com/promptsmith/promptsmith/tokens"
 )
 
-// fitOptions turns --max-tokens into the render option that fits the
-// prompt to it, counted with --tokens.
-func (a *app) fitOptions() ([]engine.RenderOption, error) {
-	if a.maxTokens == 0 {
-		return nil, nil
-	}
+// tokenOptions turns --tokens into the render option that counts a
+// prompt's tokens, and --max-tokens into the one that fits the prompt to
+// that many, both with one counter.
+func (a *app) tokenOptions() ([]engine.RenderOption, error) {
 	if a.maxTokens < 0 {
 		return nil, &cliError{Kind: engine.KindUsage, Flag: "--max-tokens", Reason: fmt.Sprintf("%d is not a number of tokens", a.maxTokens)}
 	}
 	if a.tokens == "" {
-		return nil, &cliError{Kind: engine.KindUsage, Flag: "--max-tokens", Reason: "a budget needs an encoding to count tokens with",
-			Hints: []string{"add --tokens o200k_base (or cl100k_base, p50k_base, r50k_base)"}}
+		if a.maxTokens > 0 {
+			return nil, &cliError{Kind: engine.KindUsage, Flag: "--max-tokens", Reason: "a budget needs an encoding to count tokens with",
+				Hints: []string{"add --tokens o200k_base (or cl100k_base, p50k_base, r50k_base)"}}
+		}
+		return nil, nil
 	}
 	tc, err := tokens.New(a.tokens)
 	if err != nil {
 		return nil, &cliError{Kind: engine.KindUsage, Flag: "--tokens", Reason: err.Error(), err: err}
 	}
-	return []engine.RenderOption{engine.FitTokens(a.maxTokens, tc)}, nil
+	opts := []engine.RenderOption{engine.CountTokens(tc)}
+	if a.maxTokens > 0 {
+		opts = append(opts, engine.FitTokens(a.maxTokens, tc))
+	}
+	return opts, nil
 }
 
 // budgetReport is the lines render check prints about a fitted prompt.

@@ -7,7 +7,6 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/tokens"
 )
 
 // library loads --templates DIR when given, else the embedded library.
@@ -18,13 +17,6 @@ func (a *app) library() (*engine.Library, error) {
 	}
 	if a.log {
 		opts = append(opts, engine.WithLogger(slog.New(slog.NewJSONHandler(a.stderr, nil))))
-	}
-	if a.tokens != "" {
-		tc, err := tokens.New(a.tokens)
-		if err != nil {
-			return nil, &cliError{Kind: engine.KindUsage, Flag: "--tokens", Reason: err.Error(), err: err}
-		}
-		opts = append(opts, engine.WithTokenCounter(tc))
 	}
 	if a.templates != "" {
 		return engine.LoadDir(a.templates, opts...)

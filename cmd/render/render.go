@@ -30,7 +30,7 @@ func (a *app) loadInput(v *engine.Variant, o renderOptions) (engine.Input, error
 
 // render renders a variant; checkOnly prints the check report instead of the prompt.
 func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
-	lib, v, err := a.variant(variant)
+	_, v, err := a.variant(variant)
 	if err != nil {
 		return err
 	}
@@ -38,11 +38,11 @@ func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
 	if err != nil {
 		return err
 	}
-	fit, err := a.fitOptions()
+	opts, err := a.tokenOptions()
 	if err != nil {
 		return err
 	}
-	res, err := lib.Render(a.ctx, variant, in, fit...)
+	res, err := v.Render(a.ctx, in, opts...)
 	if res == nil {
 		return err
 	}

@@ -45,13 +45,13 @@ func New(units []manifest.Unit, doc *input.Document) *Plan {
 	for i := range units {
 		u := &unit{Unit: units[i]}
 		switch u.Kind() {
-		case "section":
+		case manifest.UnitSection:
 			u.steps = 1
-		case "list":
+		case manifest.UnitList:
 			if l, ok := lookup(doc.Root, u.List).([]any); ok {
 				u.order = dropOrder(l, u.Unit)
 			}
-		case "text":
+		case manifest.UnitText:
 			if s, ok := lookup(doc.Root, u.Text).(string); ok {
 				u.text = s
 				for off := range s {
@@ -80,7 +80,7 @@ func New(units []manifest.Unit, doc *input.Document) *Plan {
 	for i, j := range order {
 		u := p.units[j]
 		sorted[i] = u
-		if u.Kind() == "list" {
+		if u.Kind() == manifest.UnitList {
 			// Units on one list share its items: an item is the first one's.
 			if claimed[u.List] == nil {
 				claimed[u.List] = map[int]bool{}
@@ -120,12 +120,12 @@ type Cut struct {
 
 // Applied is what one unit cut.
 type Applied struct {
-	Name    string `json:"unit"`
-	Kind    string `json:"kind"`
-	Dropped bool   `json:"dropped,omitempty"` // a section left out
-	Items   int    `json:"items,omitempty"`   // list items left out
-	Chars   int    `json:"chars,omitempty"`   // characters cut from a text
-	Steps   int    `json:"-"`                 // how many of the plan's cuts this is
+	Name    string            `json:"unit"`
+	Kind    manifest.UnitKind `json:"kind"`
+	Dropped bool              `json:"dropped,omitempty"` // a section left out
+	Items   int               `json:"items,omitempty"`   // list items left out
+	Chars   int               `json:"chars,omitempty"`   // characters cut from a text
+	Steps   int               `json:"-"`                 // how many of the plan's cuts this is
 }
 
 // Apply makes the first k cuts (0 ≤ k ≤ Total).
@@ -133,7 +133,7 @@ func (p *Plan) Apply(k int) Cut {
 	c := Cut{Root: p.doc.Root, Dropped: map[string]bool{}, Omitted: map[string]int{}}
 	dropped := map[string]map[int]bool{} // list pointer → item indexes left out
 	for _, u := range p.units {
-		if u.Kind() != "section" {
+		if u.Kind() != manifest.UnitSection {
 			c.Omitted[u.Name] = 0
 		}
 		n := min(k, u.steps)
@@ -143,10 +143,10 @@ func (p *Plan) Apply(k int) Cut {
 		}
 		a := Applied{Name: u.Name, Kind: u.Kind(), Steps: n}
 		switch u.Kind() {
-		case "section":
+		case manifest.UnitSection:
 			c.Dropped[u.Section] = true
 			a.Dropped = true
-		case "list":
+		case manifest.UnitList:
 			if dropped[u.List] == nil {
 				dropped[u.List] = map[int]bool{}
 			}
@@ -154,7 +154,7 @@ func (p *Plan) Apply(k int) Cut {
 				dropped[u.List][i] = true
 			}
 			a.Items = n
-		case "text":
+		case manifest.UnitText:
 			cut := n + utf8.RuneCountInString(u.MarkerText())
 			keep := clusterStart(u.text, u.runes, len(u.runes)-cut)
 			c.Root = p.set(c.Root, u.Text, u.text[:u.runes[keep]]+u.MarkerText())

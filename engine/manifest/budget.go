@@ -43,15 +43,25 @@ type Unit struct {
 // DefaultMarker ends a text a budget cut.
 const DefaultMarker = "…[truncated]"
 
-// Kind is section, list or text.
-func (u Unit) Kind() string {
+// UnitKind is what a budget unit cuts: a whole section, items of a list,
+// or the end of a text.
+type UnitKind string
+
+const (
+	UnitSection UnitKind = "section"
+	UnitList    UnitKind = "list"
+	UnitText    UnitKind = "text"
+)
+
+// Kind is what the unit cuts, by which of section, list and text it names.
+func (u Unit) Kind() UnitKind {
 	switch {
 	case u.Section != "":
-		return "section"
+		return UnitSection
 	case u.List != "":
-		return "list"
+		return UnitList
 	}
-	return "text"
+	return UnitText
 }
 
 // Field is the pointer of a list or text unit.
@@ -113,7 +123,7 @@ func (m *Manifest) checkBudget(file string) error {
 			return fail("keep must not be negative")
 		}
 		switch u.Kind() {
-		case "list":
+		case UnitList:
 			switch u.Drop {
 			case "", "first", "last":
 				if u.By != "" {
@@ -131,10 +141,10 @@ func (m *Manifest) checkBudget(file string) error {
 				return fail("drop:, by: and where: apply to list units only")
 			}
 		}
-		if u.Marker != nil && u.Kind() != "text" {
+		if u.Marker != nil && u.Kind() != UnitText {
 			return fail("marker: applies to text units only")
 		}
-		if u.Kind() == "section" && u.Keep != 0 {
+		if u.Kind() == UnitSection && u.Keep != 0 {
 			return fail("keep: applies to list and text units only")
 		}
 	}

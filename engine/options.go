@@ -1,0 +1,48 @@
+package engine
+
+import "reflect"
+
+// TokenCounter counts the tokens of a text for a model's encoding; package
+// tokens provides one.
+type TokenCounter interface {
+	CountTokens(text string) int
+}
+
+// RenderOption changes one render.
+type RenderOption func(*renderOptions)
+
+type renderOptions struct {
+	maxTokens int
+	counter   TokenCounter // what FitTokens counts with
+	count     TokenCounter // what CountTokens counts with
+}
+
+func renderOptionsOf(opts []RenderOption) renderOptions {
+	var ro renderOptions
+	for _, o := range opts {
+		o(&ro)
+	}
+	return ro
+}
+
+// FitTokens fits the prompt to at most max tokens as tc counts them, by
+// cutting what the variant's budget declares, lowest priority first (see
+// package budget). Every check runs on the prompt that fits; a prompt that
+// cannot fit even with everything cuttable cut is an input error saying
+// how many tokens its minimum needs.
+func FitTokens(max int, tc TokenCounter) RenderOption {
+	return func(o *renderOptions) { o.maxTokens, o.counter = max, tc }
+}
+
+// CountTokens fills in the Tokens of the Result and of each of its
+// sections, as tc counts them. Counting costs more than rendering, so a
+// render counts only when asked to.
+func CountTokens(tc TokenCounter) RenderOption {
+	return func(o *renderOptions) { o.count = tc }
+}
+
+// sameCounter reports whether a and b are the same counter, where a
+// counter can be compared at all.
+func sameCounter(a, b TokenCounter) bool {
+	return a != nil && b != nil && reflect.TypeOf(a) == reflect.TypeOf(b) && reflect.TypeOf(a).Comparable() && a == b
+}
