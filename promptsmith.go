@@ -2,8 +2,10 @@
 // the template library embedded in this module (templates/ and schemas/).
 //
 //	lib, err := promptsmith.Library()
-//	res, err := lib.Render("delegation", engine.Input{Name: "req.json", Data: body})
+//	res, err := lib.Render(ctx, "delegation", engine.Input{Name: "req.json", Data: body})
 //	fmt.Print(res.Text)
+//
+// Package engine does the work; this package only holds the library.
 package promptsmith
 
 import (

@@ -2,136 +2,22 @@ package promptsmith_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v5"
+
 	"github.com/promptsmith/promptsmith"
-	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/funcs"
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/internal/golden"
 	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
-
-func libraryOnce() (*engine.Library, error) { return promptsmith.Library() }
-
-func library(t testing.TB) *engine.Library {
-	t.Helper()
-	lib, err := promptsmith.Library()
-	if err != nil {
-		t.Fatalf("loading the embedded library: %v", err)
-	}
-	return lib
-}
-
-// TestGolden renders every example of every variant, and those fitted to
-// a budget, and compares each with its golden file under testdata/golden:
-// what render test does (go test . -update, or render test --update,
-// rewrites them).
-func TestGolden(t *testing.T) {
-	lib := library(t)
-	for _, name := range lib.Names() {
-		v, _ := lib.Variant(name)
-		if len(v.Examples()) == 0 {
-			t.Errorf("variant %s has no examples: add templates/%s/examples/*.yaml", name, name)
-		}
-	}
-	outcomes, err := golden.Examples(context.Background(), lib, filepath.Join("testdata", "golden"), nil, goldentest.Updating())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range outcomes {
-		if !o.OK() {
-			t.Error(o.String())
-		}
-	}
-	if len(outcomes) < 40 {
-		t.Errorf("only %d golden files compared", len(outcomes))
-	}
-}
-
-// TestDeterministic renders every example twice, from two loads of the
-// library, and wants the same bytes and ids.
-func TestDeterministic(t *testing.T) {
-	lib := library(t)
-	other, err := engine.Load(promptsmith.FS())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range lib.Names() {
-		v, _ := lib.Variant(name)
-		for _, ex := range v.Examples() {
-			in, _ := v.Example(ex)
-			a, err1 := lib.Render(context.Background(), name, in)
-			b, err2 := other.Render(context.Background(), name, in)
-			if err1 != nil || err2 != nil {
-				t.Fatalf("%s/%s: %v %v", name, ex, err1, err2)
-			}
-			if a.Text != b.Text || len(a.IDs) != len(b.IDs) {
-				t.Errorf("%s/%s: two renders differ", name, ex)
-			}
-			for k := range a.IDs {
-				if a.IDs[k] != b.IDs[k] {
-					t.Errorf("%s/%s: id %s differs: %s vs %s", name, ex, k, a.IDs[k], b.IDs[k])
-				}
-			}
-		}
-	}
-}
-
-// TestConcurrentRenders shares one library between goroutines; run with -race.
-func TestConcurrentRenders(t *testing.T) {
-	lib := library(t)
-	type job struct{ variant, example, want string }
-	var jobs []job
-	for _, name := range lib.Names() {
-		v, _ := lib.Variant(name)
-		for _, ex := range v.Examples() {
-			in, _ := v.Example(ex)
-			res, err := lib.Render(context.Background(), name, in)
-			if err != nil {
-				t.Fatalf("%s/%s: %v", name, ex, err)
-			}
-			jobs = append(jobs, job{name, ex, res.Text})
-		}
-	}
-	var wg sync.WaitGroup
-	errs := make(chan string, 8*len(jobs))
-	for g := 0; g < 8; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			for i := range jobs {
-				j := jobs[(i+g)%len(jobs)]
-				v, _ := lib.Variant(j.variant)
-				in, _ := v.Example(j.example)
-				res, err := lib.Render(context.Background(), j.variant, in)
-				if err != nil {
-					errs <- err.Error()
-				} else if res.Text != j.want {
-					errs <- j.variant + "/" + j.example + ": concurrent render differs"
-				}
-			}
-		}(g)
-	}
-	wg.Wait()
-	close(errs)
-	var all []string
-	for e := range errs {
-		all = append(all, e)
-	}
-	if len(all) > 0 {
-		t.Fatal(strings.Join(all, "\n"))
-	}
-}
 
 // TestFunctionTable: the table of functions in templates/README.md is the
 // function catalog's own (go test ./... -update rewrites it).
@@ -208,5 +94,39 @@ func TestManifestSchema(t *testing.T) {
 		if got := props(node); !slices.Equal(got, want) {
 			t.Errorf("manifest.schema.json describes %s as %v; its fields are %v", goType, got, want)
 		}
+	}
+}
+
+// TestLibraryIsTheEmbeddedFiles: Library loads what FS holds, once, every
+// variant of templates/ with a schema, none broken.
+func TestLibraryIsTheEmbeddedFiles(t *testing.T) {
+	lib, err := promptsmith.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := promptsmith.Library(); again != lib {
+		t.Error("Library loaded the library again")
+	}
+	dirs, err := fs.ReadDir(promptsmith.FS(), "templates")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, d := range dirs {
+		if d.IsDir() {
+			want = append(want, d.Name())
+			if _, err := fs.Stat(promptsmith.FS(), "templates/"+d.Name()+"/prompt.yaml"); err != nil {
+				t.Errorf("templates/%s has no prompt.yaml", d.Name())
+			}
+		}
+	}
+	if got := lib.Names(); !slices.Equal(got, want) || len(got) < 5 {
+		t.Errorf("variants %v, folders %v", got, want)
+	}
+	if err := lib.Err(); err != nil {
+		t.Errorf("the embedded library has a broken variant: %v", err)
+	}
+	if _, err := fs.Stat(promptsmith.FS(), "schemas/delegation.schema.json"); err != nil {
+		t.Error(err)
 	}
 }

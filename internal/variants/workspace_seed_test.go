@@ -1,4 +1,4 @@
-package promptsmith_test
+package variants_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // seedBuildSystemPrompt is the build_system_prompt of seed 000 (Molecule AI,
@@ -139,7 +140,7 @@ func TestWorkspaceMatchesSeed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := library(t).Render(context.Background(), "workspace", engine.Input{Name: "input.json", Data: data})
+			res, err := fixture.Library(t).Render(context.Background(), "workspace", engine.Input{Name: "input.json", Data: data})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,4 @@
-package promptsmith_test
+package variants_test
 
 import (
 	"bytes"
@@ -11,11 +11,13 @@ import (
 	"testing"
 	"text/template"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/funcs"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/tokens"
-	"gopkg.in/yaml.v3"
 )
 
 // benchParent builds a realistic markdown parent prompt of about n bytes.
@@ -32,7 +34,7 @@ func benchParent(n int) string {
 // With sectionRef its inherited policy names a heading of the parent, which
 // costs a parse of the whole parent to verify.
 func benchInput(b *testing.B, n int, sectionRef bool) []byte {
-	data, err := os.ReadFile("templates/delegation/examples/restricted-tools.yaml")
+	data, err := os.ReadFile("../../templates/delegation/examples/restricted-tools.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func benchInput(b *testing.B, n int, sectionRef bool) []byte {
 // of its subagents, so the outline comes from the cache; the first delegation
 // of a new parent parses it (about 25 ms for 1 MiB on the reference machine).
 func BenchmarkDelegation(b *testing.B) {
-	lib := library(b)
+	lib := fixture.Library(b)
 	v, err := lib.Variant("delegation")
 	if err != nil {
 		b.Fatal(err)
@@ -146,7 +148,7 @@ func bareData(b *testing.B, lib *engine.Library, input []byte, res *engine.Resul
 // text/template set with the engine's functions: what the pipeline
 // executes, without the pipeline.
 func bareTemplates(b *testing.B, variant string) *template.Template {
-	dir := "templates/" + variant
+	dir := "../../templates/" + variant
 	var set *template.Template
 	env := &funcs.Env{Templates: func() *template.Template { return set }}
 	set = template.New(variant).Option("missingkey=error").Funcs(funcs.Map(env))

@@ -1,4 +1,4 @@
-package promptsmith_test
+package variants_test
 
 import (
 	"context"
@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
-	"gopkg.in/yaml.v3"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // The admin instruction, as seed 001 writes it.
@@ -52,7 +54,7 @@ func spaceYAML(admin, multi bool, trigger string, extra ...string) string {
 
 func renderSpace(t *testing.T, input string) (*engine.Result, error) {
 	t.Helper()
-	return library(t).Render(context.Background(), "space", engine.Input{Name: "input.yaml", Data: []byte(input)})
+	return fixture.Library(t).Render(context.Background(), "space", engine.Input{Name: "input.yaml", Data: []byte(input)})
 }
 
 func mustRenderSpace(t *testing.T, input string) *engine.Result {
@@ -257,7 +259,7 @@ func TestSpacePayloadKeepsKeyOrder(t *testing.T) {
 	yamlIn := spaceYAML(false, false, `{type: service, serviceName: Jira, payload: {zeta: 1, alpha: {y: true, b: null, a: [3, "<x>", {k2: v, k1: 1.5}]}, msg: "line 1\nsaid \"hi\""}}`)
 	for name, in := range map[string]string{"json": jsonIn, "yaml": yamlIn} {
 		t.Run(name, func(t *testing.T) {
-			res, err := library(t).Render(context.Background(), "space", engine.Input{Name: "input." + name, Data: []byte(in)})
+			res, err := fixture.Library(t).Render(context.Background(), "space", engine.Input{Name: "input." + name, Data: []byte(in)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -476,7 +478,7 @@ func TestSpaceCheckKeepsDelegateToAgentFromNonAdmins(t *testing.T) {
 // each trigger for the admin and a non-admin of multi- and single-agent
 // spaces (an agent's mention needs another agent: multi-agent only).
 func TestSpaceExamplesCoverTheSeed(t *testing.T) {
-	lib := library(t)
+	lib := fixture.Library(t)
 	v, err := lib.Variant("space")
 	if err != nil {
 		t.Fatal(err)
@@ -521,7 +523,7 @@ func TestSpaceExamplesCoverTheSeed(t *testing.T) {
 // BenchmarkDelegation does, for the fullest example and for the one whose
 // memories must be sorted by time and cut to 50.
 func BenchmarkSpace(b *testing.B) {
-	lib := library(b)
+	lib := fixture.Library(b)
 	v, err := lib.Variant("space")
 	if err != nil {
 		b.Fatal(err)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package promptsmith_test
+package reliability_test
 
 import (
 	"syscall"

@@ -1,6 +1,6 @@
 //go:build race
 
-package promptsmith_test
+package variants_test
 
 // raceDetector says the tests run under the race detector, where counting
 // tokens is many times slower.

@@ -1,5 +1,5 @@
 //go:build !race
 
-package promptsmith_test
+package variants_test
 
 const raceDetector = false

@@ -1,4 +1,4 @@
-package promptsmith_test
+package variants_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // workspaceInput is a valid input for a child workspace whose parent shared two
@@ -42,7 +43,7 @@ func renderWorkspace(t *testing.T, in map[string]any) (*engine.Result, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return library(t).Render(context.Background(), "workspace", engine.Input{Name: "input.json", Data: data})
+	return fixture.Library(t).Render(context.Background(), "workspace", engine.Input{Name: "input.json", Data: data})
 }
 
 func mustRenderWorkspace(t *testing.T, in map[string]any) *engine.Result {
@@ -89,22 +90,22 @@ func TestWorkspaceParentContext(t *testing.T) {
 	}{
 		{"online with files", func(m map[string]any) {}, true},
 		{"root workspace", func(m map[string]any) { delete(m, "parent") }, false},
-		{"parent offline, files given", func(m map[string]any) { set(m, "parent/offline", true) }, false},
+		{"parent offline, files given", func(m map[string]any) { fixture.Set(m, "parent/offline", true) }, false},
 		{"parent offline, no files", func(m map[string]any) {
-			set(m, "parent/offline", true)
-			set(m, "parent/shared_context", nil)
+			fixture.Set(m, "parent/offline", true)
+			fixture.Set(m, "parent/shared_context", nil)
 		}, false},
-		{"no shared_context field", func(m map[string]any) { set(m, "parent/shared_context", nil) }, false},
-		{"empty shared_context", func(m map[string]any) { set(m, "parent/shared_context", []any{}) }, false},
-		{"only blank files", func(m map[string]any) { set(m, "parent/shared_context", files("a.md", "", "b.md", " \n\t\n")) }, false},
-		{"offline is false", func(m map[string]any) { set(m, "parent/offline", false) }, true},
+		{"no shared_context field", func(m map[string]any) { fixture.Set(m, "parent/shared_context", nil) }, false},
+		{"empty shared_context", func(m map[string]any) { fixture.Set(m, "parent/shared_context", []any{}) }, false},
+		{"only blank files", func(m map[string]any) { fixture.Set(m, "parent/shared_context", files("a.md", "", "b.md", " \n\t\n")) }, false},
+		{"offline is false", func(m map[string]any) { fixture.Set(m, "parent/offline", false) }, true},
 		{"one file with content among blank ones", func(m map[string]any) {
-			set(m, "parent/shared_context", files("a.md", "\n", "b.md", "B"))
+			fixture.Set(m, "parent/shared_context", files("a.md", "\n", "b.md", "B"))
 		}, true},
 	}
 	// What a child without parent context gets: the same input without files.
 	bare := workspaceInput()
-	set(bare, "parent/shared_context", nil)
+	fixture.Set(bare, "parent/shared_context", nil)
 	without := mustRenderWorkspace(t, bare).Text
 
 	for _, c := range cases {
@@ -134,7 +135,7 @@ func TestWorkspaceParentContext(t *testing.T) {
 // blank one is left out.
 func TestWorkspaceSharedFilesOrder(t *testing.T) {
 	in := workspaceInput()
-	set(in, "parent/shared_context", []any{
+	fixture.Set(in, "parent/shared_context", []any{
 		map[string]any{"file": "zz-conventions.md", "content": "Conventions body.\n\n\n"},
 		map[string]any{"file": "empty.md", "content": "\n"},
 		map[string]any{"file": "architecture.md", "content": "Architecture body."},
@@ -213,20 +214,20 @@ func TestWorkspaceApproval(t *testing.T) {
 		{"child", func(m map[string]any) {},
 			[]string{toParent, rootRelays, "If your parent cannot be reached, keep the action paused"},
 			[]string{"are the root workspace", subsHeader}},
-		{"child, parent offline", func(m map[string]any) { set(m, "parent/offline", true) },
+		{"child, parent offline", func(m map[string]any) { fixture.Set(m, "parent/offline", true) },
 			[]string{toParent, rootRelays}, []string{"are the root workspace"}},
-		{"child, parent without a name", func(m map[string]any) { set(m, "parent/name", nil) },
+		{"child, parent without a name", func(m map[string]any) { fixture.Set(m, "parent/name", nil) },
 			[]string{"2. Send an approval request up to your parent workspace, `developer-pm`, over A2A"}, []string{"Developer PM"}},
 		{"root", func(m map[string]any) { delete(m, "parent") },
 			[]string{rootText, toHuman, "Do not take the action, or any part of it, until the human approves."},
 			[]string{"Send an approval request up to your parent", "escalated", subsHeader}},
 		{"root with sub-workspaces", func(m map[string]any) {
 			delete(m, "parent")
-			set(m, "workspace/has_sub_workspaces", true)
+			fixture.Set(m, "workspace/has_sub_workspaces", true)
 		}, []string{rootText, "Approval requests, your own and those your sub-workspaces escalate to you, go to the human user",
 			subsHeader, "Escalate everything else to the human user on the canvas"},
 			[]string{"to your parent"}},
-		{"child with sub-workspaces", func(m map[string]any) { set(m, "workspace/has_sub_workspaces", true) },
+		{"child with sub-workspaces", func(m map[string]any) { fixture.Set(m, "workspace/has_sub_workspaces", true) },
 			[]string{toParent, subsHeader, "Escalate everything else to your parent with the sub-workspace's request unchanged"},
 			[]string{"are the root workspace"}},
 		{"cost threshold", func(m map[string]any) {
@@ -277,7 +278,7 @@ func TestWorkspaceApproval(t *testing.T) {
 // TestWorkspaceDelegationFailureLast: section 6 is appended to every prompt,
 // as the last section, unchanged by the input.
 func TestWorkspaceDelegationFailureLast(t *testing.T) {
-	lib := library(t)
+	lib := fixture.Library(t)
 	v, err := lib.Variant("workspace")
 	if err != nil {
 		t.Fatal(err)
@@ -325,7 +326,7 @@ func TestWorkspaceRefusals(t *testing.T) {
 			m["peers"] = append(m["peers"].([]any), map[string]any{"name": "Backend Agent", "description": "again"})
 		}, "/peers/1/name", "repeats"},
 		{"a grandparent", func(m map[string]any) {
-			set(m, "parent/parent", map[string]any{"id": "business-core"})
+			fixture.Set(m, "parent/parent", map[string]any{"id": "business-core"})
 		}, "/parent/parent", `unknown field "parent"`},
 		{"shared file twice", func(m map[string]any) {
 			m["parent"].(map[string]any)["shared_context"].([]any)[1].(map[string]any)["file"] = "architecture.md"
@@ -333,8 +334,8 @@ func TestWorkspaceRefusals(t *testing.T) {
 		{"shared file without content", func(m map[string]any) {
 			delete(m["parent"].(map[string]any)["shared_context"].([]any)[0].(map[string]any), "content")
 		}, "/parent/shared_context/0/content", "required field is missing"},
-		{"parent without an id", func(m map[string]any) { set(m, "parent/id", nil) }, "/parent/id", "required field is missing"},
-		{"offline as a string", func(m map[string]any) { set(m, "parent/offline", "yes") }, "/parent/offline", "expected boolean"},
+		{"parent without an id", func(m map[string]any) { fixture.Set(m, "parent/id", nil) }, "/parent/id", "required field is missing"},
+		{"offline as a string", func(m map[string]any) { fixture.Set(m, "parent/offline", "yes") }, "/parent/offline", "expected boolean"},
 		{"skill without SKILL.md", func(m map[string]any) {
 			delete(m["skills"].([]any)[0].(map[string]any), "skill_md")
 		}, "/skills/0/skill_md", "required field is missing"},
@@ -393,7 +394,7 @@ func TestWorkspaceErrorPosition(t *testing.T) {
 		"  - name: Frontend Agent\n" +
 		"    description: Builds the web client.\n" +
 		"  - description: Builds the API.\n"
-	_, err := library(t).Render(context.Background(), "workspace", engine.Input{Name: "pm.yaml", Data: []byte(in)})
+	_, err := fixture.Library(t).Render(context.Background(), "workspace", engine.Input{Name: "pm.yaml", Data: []byte(in)})
 	e := engine.AsError(err)
 	if e == nil || e.Field != "/peers/1/name" || e.Position != "pm.yaml:7:5" {
 		t.Fatalf("got %#v, want /peers/1/name at pm.yaml:7:5", e)

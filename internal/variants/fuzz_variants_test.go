@@ -1,4 +1,4 @@
-package promptsmith_test
+package variants_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // FuzzVariants feeds arbitrary bytes to every variant of the embedded
@@ -20,7 +21,7 @@ import (
 // the seeds (every example of every variant, and the hostile inputs of the
 // reliability suite); go test -fuzz FuzzVariants explores.
 func FuzzVariants(f *testing.F) {
-	lib := library(f)
+	lib := fixture.Library(f)
 	for _, name := range lib.Names() {
 		v, _ := lib.Variant(name)
 		for _, ex := range v.Examples() {

@@ -1,4 +1,4 @@
-package promptsmith_test
+package variants_test
 
 import (
 	"context"
@@ -8,8 +8,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/promptsmith/promptsmith/engine"
 	"gopkg.in/yaml.v3"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // The squad variant promises the exact string that buildAgentSystemPrompt in
@@ -424,7 +426,7 @@ func squadAssertMatchesSeed(t *testing.T, in engine.Input) {
 		t.Fatalf("decoding %s for the reference: %v", in.Name, err)
 	}
 	want := squadBuildAgentSystemPrompt(decoded)
-	res, err := library(t).Render(context.Background(), "squad", in)
+	res, err := fixture.Library(t).Render(context.Background(), "squad", in)
 	if err != nil {
 		t.Fatalf("render: %v", err)
 	}
@@ -441,7 +443,7 @@ func squadAssertMatchesSeed(t *testing.T, in engine.Input) {
 // TestSquadMatchesSeed compares every squad example, and inputs for the
 // corners no example shows, with the reference builder.
 func TestSquadMatchesSeed(t *testing.T) {
-	v, err := library(t).Variant("squad")
+	v, err := fixture.Library(t).Variant("squad")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -574,7 +576,7 @@ func TestSquadReworkTruncation(t *testing.T) {
 				"task":     map[string]any{"id": "T-2", "title": "t", "agent": "backend", "status": "pending", "retryOf": "T-1"},
 				"tasks":    []any{map[string]any{"id": "T-1", "title": "t", "agent": "backend", "status": "failed", "output": c.output}},
 			}
-			res, err := library(t).RenderValue(context.Background(), "squad", in)
+			res, err := fixture.Library(t).RenderValue(context.Background(), "squad", in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -623,7 +625,7 @@ func squadRender(t *testing.T, in map[string]any) (*engine.Result, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return library(t).Render(context.Background(), "squad", engine.Input{Name: "input.json", Data: data})
+	return fixture.Library(t).Render(context.Background(), "squad", engine.Input{Name: "input.json", Data: data})
 }
 
 // TestSquadAcceptsStoreFields: store objects may carry fields the builder
@@ -719,7 +721,7 @@ task:
   status: pending
   retryCount: two
 `
-	_, err := library(t).Render(context.Background(), "squad", engine.Input{Name: "input.yaml", Data: []byte(doc)})
+	_, err := fixture.Library(t).Render(context.Background(), "squad", engine.Input{Name: "input.yaml", Data: []byte(doc)})
 	e := engine.AsError(err)
 	if e == nil || e.Field != "/task/retryCount" || !strings.HasPrefix(e.Position, "input.yaml:9:") {
 		t.Fatalf("got %v (field %q, position %q); want /task/retryCount at input.yaml:9", err, e.Field, e.Position)

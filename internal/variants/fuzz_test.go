@@ -1,4 +1,4 @@
-package promptsmith_test
+package variants_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // FuzzParentRoundTrip: whatever the parent prompt, a delegation either
@@ -25,8 +26,8 @@ func FuzzParentRoundTrip(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, parent string) {
-		in := delegationInput()
-		set(in, "parent/prompt", parent)
+		in := fixture.Delegation()
+		fixture.Set(in, "parent/prompt", parent)
 		data, _ := json.Marshal(in)
 		res, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "fuzz", Data: data})
 		if err != nil {

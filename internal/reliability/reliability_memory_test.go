@@ -1,4 +1,4 @@
-package promptsmith_test
+package reliability_test
 
 import (
 	"context"
@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/server"
-	"gopkg.in/yaml.v3"
 )
 
 // The reliability suite, round two: what an input expands to is bounded in
@@ -35,7 +37,7 @@ func minimalDelegation(t *testing.T, lib *engine.Library) string {
 // 1. A 1.08 MB YAML file whose one 1 MiB string is aliased 9,900 times, within
 // the count of aliases allowed, took 24 GB and was killed.
 func TestReliabilityAliasesAreBoundedInBytes(t *testing.T) {
-	lib := library(t)
+	lib := fixture.Library(t)
 	doc := minimalDelegation(t, lib) + "padding: &p " + strings.Repeat("x", 1<<20) + "\nextra:\n" + strings.Repeat("  - *p\n", 9900)
 	var err error
 	used := allocatedBy(func() {
@@ -56,7 +58,7 @@ func TestReliabilityAliasesAreBoundedInBytes(t *testing.T) {
 // 2. A valid input with one extra key of 5,000,000 characters got a 10 MB
 // error; a number of 100,000 digits came back in full.
 func TestReliabilityErrorsQuoteLittleOfTheInput(t *testing.T) {
-	lib := library(t)
+	lib := fixture.Library(t)
 	good := minimalDelegation(t, lib)
 	var asJSON map[string]any
 	if err := yaml.Unmarshal([]byte(good), &asJSON); err != nil {

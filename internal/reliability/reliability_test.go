@@ -1,4 +1,4 @@
-package promptsmith_test
+package reliability_test
 
 import (
 	"context"
@@ -15,7 +15,9 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/verbatim"
 	"github.com/promptsmith/promptsmith/gather"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/testrepo"
 	"github.com/promptsmith/promptsmith/server"
 	"github.com/promptsmith/promptsmith/tokens"
@@ -64,7 +66,7 @@ func inputError(t *testing.T, err error, field, reason string) {
 // 1. A 20 KB input nested 9,990 levels took 203 MB in one render, for the
 // position of its error.
 func TestReliabilityDeepInputCostsItsSize(t *testing.T) {
-	lib := library(t)
+	lib := fixture.Library(t)
 	deep := []byte(`{"x": ` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + "}")
 	for _, variant := range lib.Names() {
 		var err error
@@ -89,8 +91,8 @@ func TestReliabilityLongWordCountsQuickly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := delegationInput()
-	set(in, "parent/prompt", strings.Repeat("a", 1_000_000))
+	in := fixture.Delegation()
+	fixture.Set(in, "parent/prompt", strings.Repeat("a", 1_000_000))
 	data := mustJSON(t, in)
 	within(t, 3*time.Minute, "counting the tokens of a 1,000,000-character word", func() {
 		res, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "word.json", Data: data}, engine.CountTokens(tc))
@@ -105,25 +107,23 @@ func TestReliabilityLongWordCountsQuickly(t *testing.T) {
 // 2b. /v1/extract?depth=16000 on 0.9 MB took 5 s: each level read the
 // rest of the text again.
 func TestReliabilityDeepExtractIsLinear(t *testing.T) {
-	vb, err := library(t).VerbatimRegion("delegation", "")
+	vb, err := fixture.Library(t).VerbatimRegion("delegation", "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	markers := verbatim.Of(vb)
 	const depth = 50_000 // 2.9 MB; level by level, some 70 GB of reading
-	text := strings.Repeat("## Parent Prompt\n"+startMarker+"\n", depth) + "root\n" + strings.Repeat(endMarker+"\n", depth)
+	text := strings.Repeat("## Parent Prompt\n"+markers.Start+"\n", depth) + "root\n" + strings.Repeat(markers.End+"\n", depth)
 	within(t, 2*time.Minute, "extracting 50,000 levels", func() {
-		got, err := parentMarkers.Extract(text, depth)
+		got, err := markers.Extract(text, depth)
 		if err != nil || got != "root" {
 			t.Errorf("got %q, %v", got, err)
 		}
-		levels, err := parentMarkers.Levels(text)
+		levels, err := markers.Levels(text)
 		if err != nil || len(levels) != depth {
 			t.Errorf("%d levels, %v", len(levels), err)
 		}
 	})
-	if vb.Start != startMarker || vb.End != endMarker {
-		t.Errorf("the delegation's markers are %q %q", vb.Start, vb.End)
-	}
 }
 
 // 3. render gather hung forever on an AGENTS.md that was a FIFO, and a
@@ -141,7 +141,7 @@ func TestReliabilityGatherRunsNothingOfTheProject(t *testing.T) {
 	repo.Git("config", "core.fsmonitor", script)
 	repo.Write("a.txt", "two\n")
 	fifo := mkfifo(t, filepath.Join(repo.Dir, "AGENTS.md"))
-	v, err := library(t).Variant("swarm")
+	v, err := fixture.Library(t).Variant("swarm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestReliabilityGatherRunsNothingOfTheProject(t *testing.T) {
 // 4. A session_seq beyond int64 failed inside a template ("incompatible
 // types for comparison"), and was a 500 over HTTP.
 func TestReliabilityNumbersBeyondInt64AreInputErrors(t *testing.T) {
-	lib := library(t)
+	lib := fixture.Library(t)
 	v, _ := lib.Variant("swarm")
 	ex, err := v.Example("minimal")
 	if err != nil {
@@ -211,7 +211,7 @@ func TestReliabilityNumbersBeyondInt64AreInputErrors(t *testing.T) {
 // 6. A second YAML document was dropped silently; NUL and bytes that are
 // not UTF-8 were refused in one format and passed in the other.
 func TestReliabilityInputsAreOneDocumentOfText(t *testing.T) {
-	lib := library(t)
+	lib := fixture.Library(t)
 	v, _ := lib.Variant("swarm")
 	ex, _ := v.Example("minimal")
 	_, err := lib.Render(context.Background(), "swarm", engine.Input{Name: "in.yaml", Data: append(append([]byte{}, ex.Data...), "---\nagent_name: other\n"...)})
@@ -220,7 +220,7 @@ func TestReliabilityInputsAreOneDocumentOfText(t *testing.T) {
 	}
 	// The same field, NUL (escaped) and a byte that is not UTF-8 (raw), in
 	// JSON and in YAML: refused alike, naming the field.
-	data := string(mustJSON(t, set(delegationInput(), "delegation/task_summary", "TASK")))
+	data := string(mustJSON(t, fixture.Set(fixture.Delegation(), "delegation/task_summary", "TASK")))
 	for _, bad := range []string{`a\u0000b`, "a\xffb"} {
 		_, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "in.json", Data: []byte(strings.Replace(data, "TASK", bad, 1))})
 		inputError(t, err, "/delegation/task_summary", "the string holds")
@@ -289,7 +289,7 @@ func TestReliabilityLibraryFolderIsAllThatIsRead(t *testing.T) {
 			if ex, err := v.Example("leak"); err == nil && strings.Contains(string(ex.Data), "TOPSECRET") {
 				t.Fatal("an example linked out of the folder is served")
 			}
-			if res, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "in.json", Data: mustJSON(t, delegationInput())}); err == nil && strings.Contains(res.Text, "TOPSECRET") {
+			if res, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "in.json", Data: mustJSON(t, fixture.Delegation())}); err == nil && strings.Contains(res.Text, "TOPSECRET") {
 				t.Fatal("a template linked out of the folder is rendered")
 			}
 		})

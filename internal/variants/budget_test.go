@@ -1,4 +1,4 @@
-package promptsmith_test
+package variants_test
 
 import (
 	"context"

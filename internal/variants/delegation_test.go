@@ -1,4 +1,4 @@
-package promptsmith_test
+package variants_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 const (
@@ -22,48 +23,13 @@ const (
 // parentMarkers reads a parent prompt back out of a subagent prompt.
 var parentMarkers = verbatim.Markers{Start: startMarker, End: endMarker}
 
-// delegationInput is a valid delegation input; tests change one thing each.
-func delegationInput() map[string]any {
-	return map[string]any{
-		"parent": map[string]any{
-			"agent_id":   "pm-1",
-			"prompt_key": "workspace/pm@v1",
-			"prompt":     "# PM\n\nYou coordinate.\n",
-			"tools": []any{
-				map[string]any{"name": "shell", "id": "tool.shell", "success": "exit 0", "cost": "low"},
-				map[string]any{"name": "deploy", "id": "tool.deploy", "success": "200", "cost": "high"},
-			},
-		},
-		"delegation": map[string]any{
-			"reason":              "It is frontend work.",
-			"expected_completion": "produce a patch",
-			"task_summary":        "Build the login form.",
-			"required_outputs":    []any{"A patch"},
-		},
-	}
-}
-
 func renderDelegation(t *testing.T, in map[string]any) (*engine.Result, error) {
 	t.Helper()
 	data, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return library(t).Render(context.Background(), "delegation", engine.Input{Name: "input.json", Data: data})
-}
-
-func set(m map[string]any, path string, v any) map[string]any {
-	parts := strings.Split(path, "/")
-	cur := m
-	for _, p := range parts[:len(parts)-1] {
-		cur = cur[p].(map[string]any)
-	}
-	if v == nil {
-		delete(cur, parts[len(parts)-1])
-	} else {
-		cur[parts[len(parts)-1]] = v
-	}
-	return m
+	return fixture.Library(t).Render(context.Background(), "delegation", engine.Input{Name: "input.json", Data: data})
 }
 
 func TestDelegationRefusals(t *testing.T) {
@@ -74,14 +40,14 @@ func TestDelegationRefusals(t *testing.T) {
 		field  string
 		reason string
 	}{
-		{"missing parent prompt", func(m map[string]any) { set(m, "parent/prompt", nil) }, "/parent/prompt", "required"},
-		{"empty parent prompt", func(m map[string]any) { set(m, "parent/prompt", "") }, "/parent/prompt", "length"},
+		{"missing parent prompt", func(m map[string]any) { fixture.Set(m, "parent/prompt", nil) }, "/parent/prompt", "required"},
+		{"empty parent prompt", func(m map[string]any) { fixture.Set(m, "parent/prompt", "") }, "/parent/prompt", "length"},
 		{"parent over the input's limit", func(m map[string]any) {
-			set(m, "delegation/parent_max_bytes", 10)
-			set(m, "parent/prompt", "12345678901")
+			fixture.Set(m, "delegation/parent_max_bytes", 10)
+			fixture.Set(m, "parent/prompt", "12345678901")
 		}, "/parent/prompt", "over the limit of 10 bytes"},
 		{"parent over the default limit", func(m map[string]any) {
-			set(m, "parent/prompt", strings.Repeat("x", 1<<20+1))
+			fixture.Set(m, "parent/prompt", strings.Repeat("x", 1<<20+1))
 		}, "/parent/prompt", "over the limit of 1 MiB"},
 		{"unknown tool id in an override", func(m map[string]any) {
 			m["tools"] = tools(map[string]any{"id": "tool.deplyo", "access": "revoked", "reason": "r", "alternative": "a"})
@@ -102,25 +68,25 @@ func TestDelegationRefusals(t *testing.T) {
 			}
 		}, "/parent/tools/1/id", "repeats"},
 		{"start marker in a payload field", func(m map[string]any) {
-			set(m, "delegation/task_summary", "Do this.\n"+startMarker+"\nfake parent")
+			fixture.Set(m, "delegation/task_summary", "Do this.\n"+startMarker+"\nfake parent")
 		}, "/delegation/task_summary", "marker text"},
 		{"end marker inside a line of a tool field", func(m map[string]any) {
 			m["parent"].(map[string]any)["tools"].([]any)[0].(map[string]any)["name"] = "x " + endMarker
 		}, "/parent/tools/0/name", "marker text"},
 		{"start marker without end in the parent", func(m map[string]any) {
-			set(m, "parent/prompt", "intro\n"+startMarker+"\ninner\n")
+			fixture.Set(m, "parent/prompt", "intro\n"+startMarker+"\ninner\n")
 		}, "/parent/prompt", "never closed"},
 		{"end marker before start in the parent", func(m map[string]any) {
-			set(m, "parent/prompt", endMarker+"\n"+startMarker+"\n")
+			fixture.Set(m, "parent/prompt", endMarker+"\n"+startMarker+"\n")
 		}, "/parent/prompt", "before its start marker"},
 		{"marker text inside a line of the parent", func(m map[string]any) {
-			set(m, "parent/prompt", "see "+startMarker+" here\n")
+			fixture.Set(m, "parent/prompt", "see "+startMarker+" here\n")
 		}, "/parent/prompt", "inside a line"},
 		{"misspelt field", func(m map[string]any) {
 			d := m["delegation"].(map[string]any)
 			d["reson"] = d["reason"]
 		}, "/delegation/reson", `unknown field "reson"`},
-		{"wrong type", func(m map[string]any) { set(m, "delegation/may_delegate", "yes") }, "/delegation/may_delegate", "expected boolean"},
+		{"wrong type", func(m map[string]any) { fixture.Set(m, "delegation/may_delegate", "yes") }, "/delegation/may_delegate", "expected boolean"},
 		{"inherited policy that the parent does not have", func(m map[string]any) {
 			m["subagent"] = map[string]any{"inherited_policies": []any{
 				map[string]any{"ref": "PM"},
@@ -128,11 +94,11 @@ func TestDelegationRefusals(t *testing.T) {
 				map[string]any{"ref": "PM > Safety"},
 			}}
 		}, "/subagent/inherited_policies/2/ref", "not a SectionPath of /parent/prompt"},
-		{"no required outputs", func(m map[string]any) { set(m, "delegation/required_outputs", []any{}) }, "/delegation/required_outputs", "minimum 1 items"},
+		{"no required outputs", func(m map[string]any) { fixture.Set(m, "delegation/required_outputs", []any{}) }, "/delegation/required_outputs", "minimum 1 items"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in := delegationInput()
+			in := fixture.Delegation()
 			c.change(in)
 			res, err := renderDelegation(t, in)
 			if err == nil {
@@ -153,13 +119,13 @@ func TestDelegationRefusals(t *testing.T) {
 }
 
 func TestDelegationHints(t *testing.T) {
-	in := delegationInput()
+	in := fixture.Delegation()
 	in["tools"] = map[string]any{"overrides": []any{map[string]any{"id": "tool.deplyo", "access": "revoked", "reason": "r", "alternative": "a"}}}
 	_, err := renderDelegation(t, in)
 	if msg := err.Error(); !strings.Contains(msg, `did you mean "tool.deploy"?`) {
 		t.Errorf("no suggestion in %q", msg)
 	}
-	in = delegationInput()
+	in = fixture.Delegation()
 	in["delegation"].(map[string]any)["reson"] = "x"
 	_, err = renderDelegation(t, in)
 	if msg := err.Error(); !strings.Contains(msg, `did you mean "reason"?`) {
@@ -168,9 +134,9 @@ func TestDelegationHints(t *testing.T) {
 }
 
 func TestDelegationLimitIsInclusive(t *testing.T) {
-	in := delegationInput()
-	set(in, "delegation/parent_max_bytes", 16)
-	set(in, "parent/prompt", strings.Repeat("é", 8)) // 16 bytes, 8 characters
+	in := fixture.Delegation()
+	fixture.Set(in, "delegation/parent_max_bytes", 16)
+	fixture.Set(in, "parent/prompt", strings.Repeat("é", 8)) // 16 bytes, 8 characters
 	if _, err := renderDelegation(t, in); err != nil {
 		t.Fatalf("a parent of exactly the limit was refused: %v", err)
 	}
@@ -196,8 +162,8 @@ func TestParentRoundTrip(t *testing.T) {
 	}
 	for name, parent := range parents {
 		t.Run(name, func(t *testing.T) {
-			in := delegationInput()
-			set(in, "parent/prompt", parent)
+			in := fixture.Delegation()
+			fixture.Set(in, "parent/prompt", parent)
 			res, err := renderDelegation(t, in)
 			if err != nil {
 				t.Fatal(err)
@@ -229,9 +195,9 @@ func TestNestedDelegation(t *testing.T) {
 	const depth = 6
 	prompts := []string{"# Root agent\n\nYou own the repository.\n```\nunclosed"}
 	for level := 1; level <= depth; level++ {
-		in := delegationInput()
-		set(in, "parent/prompt", prompts[level-1])
-		set(in, "parent/agent_id", fmt.Sprintf("agent-%d", level))
+		in := fixture.Delegation()
+		fixture.Set(in, "parent/prompt", prompts[level-1])
+		fixture.Set(in, "parent/agent_id", fmt.Sprintf("agent-%d", level))
 		res, err := renderDelegation(t, in)
 		if err != nil {
 			t.Fatalf("level %d: %v", level, err)
@@ -276,7 +242,7 @@ func TestExtractRefusesTamperedPrompts(t *testing.T) {
 }
 
 func TestDelegationID(t *testing.T) {
-	base, err := renderDelegation(t, delegationInput())
+	base, err := renderDelegation(t, fixture.Delegation())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +259,7 @@ func TestDelegationID(t *testing.T) {
 		"parent:\n  tools:\n    - {cost: low, success: exit 0, id: tool.shell, name: shell}\n" +
 		"    - {id: tool.deploy, name: deploy, success: \"200\", cost: high}\n" +
 		"  prompt: \"# PM\\n\\nYou coordinate.\\n\"\n  prompt_key: workspace/pm@v1\n  agent_id: pm-1\n"
-	res, err := library(t).Render(context.Background(), "delegation", engine.Input{Name: "in.yaml", Data: []byte(yamlIn)})
+	res, err := fixture.Library(t).Render(context.Background(), "delegation", engine.Input{Name: "in.yaml", Data: []byte(yamlIn)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,8 +267,8 @@ func TestDelegationID(t *testing.T) {
 		t.Errorf("same input in another order and format: id %s, want %s", res.IDs["delegation_id"], id)
 	}
 	changes := map[string]func(map[string]any){
-		"parent prompt": func(m map[string]any) { set(m, "parent/prompt", "# PM\n\nYou coordinate!\n") },
-		"payload":       func(m map[string]any) { set(m, "delegation/reason", "Another reason.") },
+		"parent prompt": func(m map[string]any) { fixture.Set(m, "parent/prompt", "# PM\n\nYou coordinate!\n") },
+		"payload":       func(m map[string]any) { fixture.Set(m, "delegation/reason", "Another reason.") },
 		"tool cost": func(m map[string]any) {
 			m["parent"].(map[string]any)["tools"].([]any)[0].(map[string]any)["cost"] = "free"
 		},
@@ -311,7 +277,7 @@ func TestDelegationID(t *testing.T) {
 		},
 	}
 	for name, change := range changes {
-		in := delegationInput()
+		in := fixture.Delegation()
 		change(in)
 		res, err := renderDelegation(t, in)
 		if err != nil {
@@ -329,8 +295,8 @@ func TestDelegationLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := delegationInput()
-	set(in, "parent/prompt", "# PM\n\n## Rules\n\nBe kind.\n\n## Tools\n")
+	in := fixture.Delegation()
+	fixture.Set(in, "parent/prompt", "# PM\n\n## Rules\n\nBe kind.\n\n## Tools\n")
 	data, _ := json.Marshal(in)
 	res, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "in.json", Data: data})
 	if err != nil {
@@ -350,7 +316,7 @@ func TestDelegationLogs(t *testing.T) {
 	}
 
 	buf.Reset()
-	set(in, "delegation/task_summary", startMarker)
+	fixture.Set(in, "delegation/task_summary", startMarker)
 	data, _ = json.Marshal(in)
 	if _, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "in.json", Data: data}); err == nil {
 		t.Fatal("want a refusal")
