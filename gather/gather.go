@@ -228,39 +228,58 @@ func (r runner) runCommand(ctx context.Context) (any, *input.Document, bool, str
 	name := commandLine(p.Command)
 	ctx, cancel := context.WithTimeout(ctx, p.Wait())
 	defer cancel()
-	argv, env := p.Command, os.Environ()
-	if isGit(argv[0]) {
-		argv, env = r.safeGit(ctx, argv)
-	}
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	if errors.Is(cmd.Err, exec.ErrNotFound) {
+	if errors.Is(exec.Command(p.Command[0]).Err, exec.ErrNotFound) {
 		if p.Optional {
 			return nil, nil, false, ""
 		}
 		return nil, nil, false, fmt.Sprintf("%s: %s is not installed (not found on PATH)", name, p.Command[0])
 	}
-	cmd.Dir, cmd.Env = r.dir, env
+	var cmd *exec.Cmd
+	if isGit(p.Command[0]) {
+		g, err := r.gitFor(ctx, p.Command[0])
+		if err != nil {
+			return nil, nil, false, r.failure(ctx, name, err, "")
+		}
+		cmd = g.command(ctx, p.Command[1:]...)
+	} else {
+		cmd = newProcess(ctx, r.dir, os.Environ(), p.Command[0], p.Command[1:]...)
+	}
 	stdout := &cappedBuffer{max: maxBytes}
 	stderr := &cappedBuffer{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.WaitDelay = waitDelay
-	ownProcessGroup(cmd)
-	err := cmd.Run()
-	switch {
-	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return nil, nil, false, fmt.Sprintf("%s: timed out after %s; killed", name, p.Wait())
-	case err != nil && ctx.Err() != nil:
-		return nil, nil, false, fmt.Sprintf("%s: cancelled", name)
-	case err != nil:
-		msg := fmt.Sprintf("%s: %v", name, err)
-		if line := lastLine(stderr.String()); line != "" {
-			msg += ": " + line
-		}
-		return nil, nil, false, msg
-	case stdout.over:
+	if err := cmd.Run(); err != nil {
+		return nil, nil, false, r.failure(ctx, name, err, stderr.String())
+	}
+	if stdout.over {
 		return nil, nil, false, fmt.Sprintf("%s: printed more than the %s limit", name, problem.Size(maxBytes))
 	}
 	return r.decode(name, bytes.TrimRight(stdout.Bytes(), "\r\n"))
+}
+
+// failure is the warning of a command that failed: timed out, cancelled, or
+// err and the last line of what it printed on stderr.
+func (r runner) failure(ctx context.Context, name string, err error, stderr string) string {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Sprintf("%s: timed out after %s; killed", name, r.probe.Wait())
+	case ctx.Err() != nil:
+		return fmt.Sprintf("%s: cancelled", name)
+	}
+	msg := fmt.Sprintf("%s: %v", name, err)
+	if line := lastLine(stderr); line != "" {
+		msg += ": " + line
+	}
+	return msg
+}
+
+// newProcess makes a command that runs in dir, in a process group of its
+// own, killed with it when ctx ends.
+func newProcess(ctx context.Context, dir string, env []string, program string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, program, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.WaitDelay = waitDelay
+	ownProcessGroup(cmd)
+	return cmd
 }
 
 // decode turns what a command printed or a file holds into the field's

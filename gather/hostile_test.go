@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,17 +101,21 @@ func TestGitProbesRunNothingOfTheRepository(t *testing.T) {
 	}
 }
 
-// TestGitEnvironment: the variables that name a program are dropped, the
-// caller's own configuration variables kept, and the repository's driver
-// settings added after them.
+// TestGitEnvironment: the variables that name a program or another
+// repository are dropped, the caller's own configuration variables kept,
+// and gather's settings added after them.
 func TestGitEnvironment(t *testing.T) {
-	env := gitEnv([]string{"HOME=/h", "GIT_PAGER=evil", "GIT_EXTERNAL_DIFF=evil", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me"})
-	env = appendConfig(env, []string{"filter.a=b.clean=", "filter.a=b.required=false"})
+	env := gitEnv([]string{"HOME=/h", "GIT_PAGER=evil", "GIT_EXTERNAL_DIFF=evil", "GIT_DIR=/elsewhere/.git",
+		"GIT_WORK_TREE=/root", "GIT_CONFIG=/elsewhere/config", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me"})
+	got := appendConfig(env, []setting{{"filter.a=b.clean", ""}, {"filter.a=b.required", "false"}})
 	want := []string{"HOME=/h", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_NO_LAZY_FETCH=1",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_ATTR_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_NO_LAZY_FETCH=1",
 		"GIT_CONFIG_KEY_1=filter.a=b.clean", "GIT_CONFIG_VALUE_1=", "GIT_CONFIG_KEY_2=filter.a=b.required", "GIT_CONFIG_VALUE_2=false", "GIT_CONFIG_COUNT=3"}
-	if strings.Join(env, " ") != strings.Join(want, " ") {
-		t.Errorf("environment\n got %q\nwant %q", env, want)
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("environment\n got %q\nwant %q", got, want)
+	}
+	if !slices.Contains(env, "GIT_CONFIG_COUNT=1") {
+		t.Errorf("appendConfig changed the environment it was given: %q", env)
 	}
 }
 
@@ -143,4 +148,88 @@ func runPlain(dir string, argv ...string) (string, error) {
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
+}
+
+// TestGitProbesFetchNothing: git log -p in a partial clone fetches the
+// blobs it lacks from the promisor remote, and an ext:: remote is a
+// command. GIT_NO_LAZY_FETCH stops that from git 2.39.4 on; before, only
+// protocol.allow=never did, and not when the repository's own
+// configuration allowed the protocol by name (protocol.ext.allow), which
+// wins over it. Nor did anything stop an alias of the repository's from
+// running a command.
+func TestGitProbesFetchNothing(t *testing.T) {
+	origin := testrepo.New(t)
+	origin.Write("a.txt", "one\n")
+	origin.Git("add", "a.txt")
+	origin.Git("commit", "-q", "-m", "Add a.txt")
+	origin.Git("config", "uploadpack.allowFilter", "true")
+	dir := filepath.Join(t.TempDir(), "clone")
+	origin.Git("-c", "protocol.file.allow=always", "clone", "-q", "--no-checkout", "--filter=blob:none", "file://"+origin.Dir, dir)
+	marks := t.TempDir()
+	for key, value := range map[string]string{
+		"remote.origin.url":  "ext::sh -c touch% " + filepath.Join(marks, "fetch"),
+		"protocol.ext.allow": "always",
+		"alias.summary":      "!touch " + filepath.Join(marks, "alias"),
+	} {
+		origin.Git("-C", dir, "config", key, value)
+	}
+	v := hostVariant(t, "  - {field: /environment/recent_commits, command: [git, log, -p], timeout: 10s}\n"+
+		"  - {field: /extra, command: [git, summary], timeout: 10s}\n")
+	found, warns := Run(context.Background(), v, Options{Dir: dir, Now: fixedClock})
+	if ran, _ := os.ReadDir(marks); len(ran) > 0 {
+		t.Fatalf("git ran the repository's commands: %v (%v %v)", ran, found, warns)
+	}
+	if len(found) != 0 || len(warns) != 2 {
+		t.Errorf("found %v, warnings %v; want both to fail", found, warns)
+	}
+	// Without GIT_NO_LAZY_FETCH, as for a git that does not know it, the
+	// settings stop the fetch all the same.
+	g, err := runner{dir: dir}.gitFor(context.Background(), "git")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.env = slices.DeleteFunc(slices.Clone(g.env), func(kv string) bool { return strings.HasPrefix(kv, "GIT_NO_LAZY_FETCH=") })
+	if out, err := g.command(context.Background(), "log", "-p").CombinedOutput(); err == nil {
+		t.Errorf("git log -p fetched: %s", out)
+	}
+	if ran, _ := os.ReadDir(marks); len(ran) > 0 {
+		t.Fatalf("git ran the repository's commands: %v", ran)
+	}
+	// The same git, without the probe's settings, runs them.
+	runPlain(dir, "git", "log", "-p")
+	runPlain(dir, "git", "summary")
+	if ran, _ := os.ReadDir(marks); len(ran) != 2 {
+		t.Errorf("plain git ran %v: the test repository does not test everything", ran)
+	}
+}
+
+// TestOverrides: what each setting of a repository's own that names a
+// program becomes; the others are left alone.
+func TestOverrides(t *testing.T) {
+	cases := []struct {
+		key  string
+		want []setting
+	}{
+		{"filter.Evil.clean", []setting{{"filter.Evil.clean", ""}, {"filter.Evil.required", "false"}}},
+		{"filter.a.b.process", []setting{{"filter.a.b.process", ""}, {"filter.a.b.required", "false"}}},
+		{"filter.evil.required", nil},
+		{"diff.evil.textconv", []setting{{"diff.evil.textconv", "cat"}}},
+		{"diff.evil.command", []setting{{"diff.evil.command", ""}}},
+		{"diff.external", []setting{{"diff.external", ""}}},
+		{"diff.renames", nil},
+		{"merge.evil.driver", []setting{{"merge.evil.driver", ""}}},
+		{"alias.st", []setting{{"alias.st", ""}}},
+		{"credential.https://example.com.helper", []setting{{"credential.https://example.com.helper", ""}}},
+		{"protocol.ext.allow", []setting{{"protocol.ext.allow", "never"}}},
+		{"gpg.program", []setting{{"gpg.program", "gpg"}}},
+		{"gpg.ssh.program", []setting{{"gpg.ssh.program", "ssh-keygen"}}},
+		{"gpg.format", nil},
+		{"core.attributesfile", []setting{{"core.attributesfile", "/dev/null"}}},
+		{"submodule.sub.ignore", nil},
+	}
+	for _, c := range cases {
+		if got := overrides(c.key); !slices.Equal(got, c.want) {
+			t.Errorf("%s: got %v, want %v", c.key, got, c.want)
+		}
+	}
 }

@@ -44,8 +44,12 @@ stops every probe.
 DIR is read, never trusted to run anything: only regular files inside it
 are read (no link out of it, no FIFO or device), and git runs there with
 everything a repository's configuration could make it run switched off
-(core.fsmonitor, hooks, filter and diff drivers, pagers, signature checks,
-fetches).
+(core.fsmonitor, hooks, filter and diff drivers, aliases, pagers, signature
+checks, fetches), in its submodules' configuration too, and submodules
+ignored. A repository that would make git read outside DIR (a .git file or
+core.worktree naming another directory, DIR below the top of a work tree)
+is refused with a warning that names the setting; a linked worktree (git
+worktree add) and a submodule's checkout are read.
 
 --format applies to --render (text or json, as for render); without it the
 output is always JSON, and --format json writes warnings as JSON lines.`,

@@ -158,6 +158,28 @@ func TestGatherCommand(t *testing.T) {
 	})
 }
 
+// TestGatherRefusesARepositoryOutsideDir: a .git file in --dir pointing at
+// another repository is refused with a warning that names it, and nothing
+// of that repository is printed.
+func TestGatherRefusesARepositoryOutsideDir(t *testing.T) {
+	lib := hostLibrary(t)
+	other := testrepo.New(t)
+	other.Write("SECRET.txt", "SECRET\n")
+	other.Git("add", "SECRET.txt")
+	other.Git("commit", "-q", "-m", "SECRET commit")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: "+other.Dir+"/.git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fakeBD(t, "true")
+	r := runCLI(t, "name: demo\n", "gather", "host", "--templates", lib, "--dir", dir, "-i", "-")
+	want := "render: warning: /git_status: git status --short: refused: the .git file at " + filepath.Join(dir, ".git") +
+		" points at " + other.Dir + "/.git, outside --dir\n"
+	if r.code != 0 || r.stderr != want || strings.Contains(r.stdout, "SECRET") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %q\nwant:   %q", r.code, r.stdout, r.stderr, want)
+	}
+}
+
 // The swarm variant's own probes, end to end: a repository with a commit and
 // a change, AGENTS.md and a bd that answers.
 func TestGatherSwarm(t *testing.T) {

@@ -1,0 +1,164 @@
+package gather
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/testrepo"
+)
+
+// secretRepo is a repository outside the gathered directory, every name in
+// it and its commit message holding SECRET, for a test to look for.
+func secretRepo(t *testing.T) string {
+	t.Helper()
+	repo := testrepo.New(t)
+	repo.Write("SECRET.txt", "SECRET\n")
+	repo.Git("add", "SECRET.txt")
+	repo.Git("commit", "-q", "-m", "SECRET commit")
+	return repo.Dir
+}
+
+// secretDir is a directory outside the gathered one, holding a file whose
+// name a listing of it would show.
+func secretDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "SECRET.txt"), []byte("SECRET\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGitProbesStayInsideTheDirectory: a .git file pointing at another
+// repository, or core.worktree naming another directory, once made git
+// status and git log read outside --dir (the listing of /root ended up in
+// git_status). Such a repository is now refused, naming the setting; a
+// linked worktree and a submodule, whose git directories are elsewhere but
+// name the directory as their work tree, are not.
+func TestGitProbesStayInsideTheDirectory(t *testing.T) {
+	cases := []struct {
+		name string
+		// setup returns the directory to gather from, and the refusal
+		// expected, empty when git status and git log are to work.
+		setup func(t *testing.T) (dir, refused string)
+		env   map[string]string
+	}{
+		{"a .git file pointing at another repository", func(t *testing.T) (string, string) {
+			other, dir := secretRepo(t), t.TempDir()
+			writeFile(t, filepath.Join(dir, ".git"), "gitdir: "+other+"/.git\n")
+			return dir, fmt.Sprintf("the .git file at %s/.git points at %s/.git, outside --dir", dir, other)
+		}, nil},
+		{"a .git link to another repository", func(t *testing.T) (string, string) {
+			other, dir := secretRepo(t), t.TempDir()
+			if err := os.Symlink(filepath.Join(other, ".git"), filepath.Join(dir, ".git")); err != nil {
+				t.Skip("no symbolic links here:", err)
+			}
+			return dir, fmt.Sprintf("the .git link at %s/.git points at %s, outside --dir", dir, resolve(filepath.Join(other, ".git")))
+		}, nil},
+		{"core.worktree in .git/config", func(t *testing.T) (string, string) {
+			outside, repo := secretDir(t), testrepo.New(t)
+			repo.Git("config", "core.worktree", outside)
+			return repo.Dir, fmt.Sprintf("core.worktree=%s in %s/.git/config points outside --dir", outside, repo.Dir)
+		}, nil},
+		{"core.worktree in a file .git/config includes", func(t *testing.T) (string, string) {
+			outside, repo := secretDir(t), testrepo.New(t)
+			included := filepath.Join(t.TempDir(), "included")
+			writeFile(t, included, "[core]\n\tworktree = "+outside+"\n")
+			repo.Git("config", "include.path", included)
+			return repo.Dir, fmt.Sprintf("core.worktree=%s in %s points outside --dir", outside, included)
+		}, nil},
+		{"core.worktree in a submodule's config", func(t *testing.T) (string, string) {
+			outside, repo := secretDir(t), testrepo.New(t)
+			addSubmodule(t, repo)
+			config := filepath.Join(resolve(repo.Dir), ".git", "modules", "sub", "config")
+			repo.Git("config", "--file", config, "core.worktree", outside)
+			return repo.Dir, fmt.Sprintf("core.worktree=%s in %s points outside --dir", outside, config)
+		}, nil},
+		{"a commondir file pointing at another repository", func(t *testing.T) (string, string) {
+			other, repo := secretRepo(t), testrepo.New(t)
+			writeFile(t, filepath.Join(repo.Dir, ".git", "commondir"), other+"/.git\n")
+			return repo.Dir, fmt.Sprintf("the commondir file in %s/.git points at %s/.git, outside --dir", resolve(repo.Dir), resolve(other))
+		}, nil},
+		{"a directory below the top of a work tree", func(t *testing.T) (string, string) {
+			dir := secretRepo(t)
+			writeFile(t, filepath.Join(dir, "below", "b.txt"), "b\n")
+			return filepath.Join(dir, "below"), fmt.Sprintf("--dir is below the top of its repository's work tree, %s", resolve(dir))
+		}, nil},
+		{"the caller's GIT_DIR and GIT_WORK_TREE", func(t *testing.T) (string, string) {
+			return gitRepo(t), ""
+		}, map[string]string{"GIT_DIR": "OTHER/.git", "GIT_WORK_TREE": "OUTSIDE"}},
+		{"a linked worktree", func(t *testing.T) (string, string) {
+			repo := testrepo.New(t)
+			repo.Write("a.txt", "one\n")
+			repo.Git("add", "a.txt")
+			repo.Git("commit", "-q", "-m", "Add a.txt")
+			wt := filepath.Join(t.TempDir(), "wt")
+			repo.Git("worktree", "add", "-q", wt)
+			writeFile(t, filepath.Join(wt, "a.txt"), "two\n")
+			return wt, ""
+		}, nil},
+		{"a submodule's checkout", func(t *testing.T) (string, string) {
+			repo := testrepo.New(t)
+			addSubmodule(t, repo)
+			writeFile(t, filepath.Join(repo.Dir, "sub", "s.txt"), "two\n")
+			return filepath.Join(repo.Dir, "sub"), ""
+		}, nil},
+		{"a directory reached through a link", func(t *testing.T) (string, string) {
+			link := filepath.Join(t.TempDir(), "link")
+			if err := os.Symlink(gitRepo(t), link); err != nil {
+				t.Skip("no symbolic links here:", err)
+			}
+			return link, ""
+		}, nil},
+	}
+	probes := "  - {field: /environment/git_status, command: [git, status, --short], timeout: 10s}\n" +
+		"  - {field: /environment/recent_commits, command: [git, log, --oneline], timeout: 10s}\n"
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env == nil {
+				t.Parallel()
+			}
+			dir, refused := c.setup(t)
+			places := strings.NewReplacer("OTHER", secretRepo(t), "OUTSIDE", secretDir(t))
+			for k, v := range c.env {
+				t.Setenv(k, places.Replace(v))
+			}
+			found, warns := Run(context.Background(), hostVariant(t, probes), Options{Dir: dir, Now: fixedClock})
+			for _, g := range found {
+				if s, _ := g.Value.(string); strings.Contains(s, "SECRET") {
+					t.Errorf("%s read outside the directory: %q", g.Field, s)
+				}
+			}
+			if refused == "" {
+				got := values(found)
+				if len(warns) > 0 || got["/environment/git_status"] != " M a.txt" && got["/environment/git_status"] != " M s.txt" ||
+					got["/environment/recent_commits"] == nil {
+					t.Errorf("found %q, warnings %v", got, warns)
+				}
+				return
+			}
+			if len(found) != 0 || len(warns) != 2 {
+				t.Fatalf("found %v, warnings %v; want both refused", found, warns)
+			}
+			for i, command := range []string{"git status --short", "git log --oneline"} {
+				if want := command + ": refused: " + refused; warns[i].Reason != want {
+					t.Errorf("warning\n got %q\nwant %q", warns[i].Reason, want)
+				}
+			}
+		})
+	}
+}
