@@ -15,6 +15,12 @@
 // Two backends share the schema and the behaviour: an embedded SQLite file
 // (the default: no server, no cgo) and PostgreSQL, which several render
 // servers can share. Open takes a file path or a postgres:// URL.
+//
+// Nothing is served as recorded unless it verifies: every read recomputes
+// the address of each prompt it reads from the bytes it read, so a changed
+// byte or a redirected child pointer is an error naming the row, and with
+// a key (WithKey) every row must also carry a signature that verifies.
+// Verify checks the whole store.
 package audit
 
 import (
@@ -44,6 +50,11 @@ type Store struct {
 	// read-only store of an earlier version lacks it; it reads every
 	// budget as none.
 	budget bool
+	// signed says that the schema has the signature columns
+	// (signatureVersion); a read-only store of an earlier version reads
+	// every signature as none.
+	signed bool
+	key    []byte           // signs what the store writes and checks what it reads; nil for none
 	now    func() time.Time // the time a record is made: audit metadata, never prompt text
 }
 
@@ -71,16 +82,16 @@ type backend interface {
 // Open opens the audit store at target for recording and reading,
 // creating it and bringing its schema up to date as needed. target is a
 // file path, for an embedded SQLite database, or a postgres:// (or
-// postgresql://) URL.
-func Open(target string) (*Store, error) { return open(target, false) }
+// postgresql://) URL. WithKey makes it sign what it records.
+func Open(target string, opts ...Option) (*Store, error) { return open(target, false, opts) }
 
 // OpenReadOnly opens an existing audit store for reading only: it creates
 // nothing, changes nothing, and fails, naming target, when there is no
 // audit store there. A store an earlier version of this package wrote is
 // read as it is, without upgrading it, when what it lacks reads as empty
 // (budget reports, which it never recorded); otherwise the error says to
-// open it with Open once.
-func OpenReadOnly(target string) (*Store, error) { return open(target, true) }
+// open it with Open once. WithKey makes it refuse what is not signed.
+func OpenReadOnly(target string, opts ...Option) (*Store, error) { return open(target, true, opts) }
 
 // IsURL reports whether target names a PostgreSQL database rather than a file.
 func IsURL(target string) bool {
@@ -88,7 +99,14 @@ func IsURL(target string) bool {
 	return strings.HasPrefix(t, "postgres://") || strings.HasPrefix(t, "postgresql://")
 }
 
-func open(target string, readOnly bool) (*Store, error) {
+func open(target string, readOnly bool, opts []Option) (*Store, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := keyError(o); err != nil {
+		return nil, err
+	}
 	var (
 		db    *sql.DB
 		be    backend
@@ -123,7 +141,8 @@ func open(target string, readOnly bool) (*Store, error) {
 		}
 		return nil, &Error{Path: where, Reason: "cannot open the audit store: " + err.Error(), Err: err, Hints: openHints(target)}
 	}
-	return &Store{db: db, be: be, where: where, readOnly: readOnly, budget: applied[budgetVersion], now: time.Now}, nil
+	return &Store{db: db, be: be, where: where, readOnly: readOnly, budget: applied[budgetVersion], signed: applied[signatureVersion],
+		key: o.key, now: time.Now}, nil
 }
 
 func openHints(target string) []string {
@@ -150,12 +169,14 @@ func Hash(text string) string {
 type record struct {
 	top     *node
 	nodes   []*node
+	sigs    []string // the signature of each node's row, as nodes; '' without a key
 	sha256  string
 	variant string
 	prov    engine.Provenance
-	ids     [][2]string // name, value; sorted
+	ids     [][3]string // name, value, signature; sorted
 	budget  string      // the JSON of res.Budget; '' for a render without one
 	when    string
+	key     []byte
 }
 
 // Record stores a rendered prompt with its ids, provenance and budget
@@ -166,10 +187,13 @@ type record struct {
 // database, stores nothing new: its ids are added, and its variant,
 // provenance and budget stay what its first record said.
 //
+// With a key (WithKey), every row it writes is signed; a prompt stored
+// before by a writer without the key keeps its rows, unsigned.
+//
 // Cost: O(n) in the length n of res.Text, however deep its regions nest:
-// the text is scanned and hashed once before the transaction starts, and
-// the transaction inserts one row per prompt and per segment, about n bytes
-// in all.
+// the text is scanned and hashed once (twice with a key) before the
+// transaction starts, and the transaction inserts one row per prompt and
+// per segment, about n bytes in all.
 func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 	if s.readOnly {
 		return "", &Error{Path: s.where, Reason: "the audit store was opened read-only; nothing was recorded"}
@@ -189,9 +213,14 @@ func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 		variant: res.Variant,
 		prov:    res.Provenance,
 		when:    s.now().UTC().Format(time.RFC3339),
+		key:     s.key,
 	}
 	for _, name := range slices.Sorted(maps.Keys(res.IDs)) {
-		rec.ids = append(rec.ids, [2]string{name, res.IDs[name]})
+		id := [3]string{name, res.IDs[name], ""}
+		if s.key != nil {
+			id[2] = signID(s.key, id[0], id[1], top.hash)
+		}
+		rec.ids = append(rec.ids, id)
 	}
 	if res.Budget != nil {
 		b, err := json.Marshal(res.Budget)
@@ -199,6 +228,13 @@ func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 			return "", &Error{Path: s.where, Reason: "cannot record the prompt's budget report: " + err.Error(), Err: err}
 		}
 		rec.budget = string(b)
+	}
+	rec.sigs = make([]string, len(rec.nodes))
+	if s.key != nil {
+		for i, n := range rec.nodes {
+			r := rec.row(n, rec.when)
+			rec.sigs[i] = signPrompt(s.key, &r, n.sums())
+		}
 	}
 	if err := s.be.write(context.Background(), s.db, rec); err != nil {
 		return "", &Error{Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
@@ -235,14 +271,16 @@ var ErrAmbiguous = errors.New("several prompts match")
 var ErrNoStore = errors.New("no audit store")
 
 // Error is a problem with the audit store. Path names the database (a file,
-// or a URL without its password) when it could not be opened or written;
-// Key the hash or id asked for when it names no prompt, or several.
+// or a URL without its password) when it could not be opened, written or
+// verified; Key the hash or id asked for when it names no prompt, or
+// several. Problems lists the rows that failed verification (ErrIntegrity).
 type Error struct {
-	Path   string   `json:"path,omitempty"`
-	Key    string   `json:"key,omitempty"`
-	Reason string   `json:"reason"`
-	Hints  []string `json:"hints,omitempty"`
-	Err    error    `json:"-"`
+	Path     string    `json:"path,omitempty"`
+	Key      string    `json:"key,omitempty"`
+	Reason   string    `json:"reason"`
+	Hints    []string  `json:"hints,omitempty"`
+	Problems []Problem `json:"problems,omitempty"`
+	Err      error     `json:"-"`
 }
 
 func (e *Error) Error() string {
@@ -318,9 +356,11 @@ func notFound(hash string) error {
 		Hints: []string{"find the hash with render audit chain, or give a delegation_id"}}
 }
 
-// Get returns one prompt with its text. Cost: O(length of the text).
+// Get returns one prompt with its text, once every prompt its text is made
+// of has verified (see the package comment); an error wrapping
+// ErrIntegrity names the rows that did not. Cost: O(length of the text).
 func (s *Store) Get(hash string) (Entry, error) {
-	t, err := s.load(hash, true)
+	t, err := s.verified(context.Background(), hash)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -329,20 +369,24 @@ func (s *Store) Get(hash string) (Entry, error) {
 		return Entry{}, s.readError(err)
 	}
 	e.SHA256 = Hash(e.Text)
+	if p := sumProblem(t.rows[hash], e.SHA256); p != nil {
+		return Entry{}, s.integrityError([]Problem{*p})
+	}
 	return *e, nil
 }
 
 // Chain returns the prompt at hash followed by the prompt it embeds, and so
 // on to the root: a delegation chain from the subagent up, each link with
-// its text. Cost: the total length of the texts it returns; Links gives the
-// same chain without them.
+// its text, verified as Get verifies. Cost: the total length of the texts
+// it returns; Links gives the same chain without them.
 func (s *Store) Chain(hash string) ([]Entry, error) {
-	t, err := s.load(hash, true)
+	t, err := s.verified(context.Background(), hash)
 	if err != nil {
 		return nil, err
 	}
 	links := t.chain(hash)
 	texts := map[string]string{}
+	var ps []Problem
 	for i := len(links) - 1; i >= 0; i-- { // from the root up: each text reuses the one it embeds
 		h := links[i].Hash
 		if links[i].Text, err = assemble(t.parts, h, texts); err != nil {
@@ -350,24 +394,68 @@ func (s *Store) Chain(hash string) ([]Entry, error) {
 		}
 		texts[h] = links[i].Text
 		links[i].SHA256 = Hash(links[i].Text)
+		if p := sumProblem(t.rows[h], links[i].SHA256); p != nil {
+			ps = append(ps, *p)
+		}
+	}
+	if len(ps) > 0 {
+		sortProblems(ps)
+		return nil, s.integrityError(ps)
 	}
 	return links, nil
 }
 
 // Links returns the chain that Chain returns, without the texts: each
-// prompt's metadata and size. Cost: O(number of stored prompts in the
-// chain), whatever their size.
+// prompt's metadata and size, verified as Get verifies: to verify them it
+// reads and hashes the bytes of the chain once, whatever its depth, and
+// hashes the text of each link that says its SHA-256 and embeds another
+// once more, without building it. Cost: O(length of the prompt's text),
+// and that again for each such link.
 func (s *Store) Links(hash string) ([]Entry, error) {
-	t, err := s.load(hash, false)
+	t, err := s.verified(context.Background(), hash)
 	if err != nil {
 		return nil, err
 	}
-	return t.chain(hash), nil
+	links := t.chain(hash)
+	var ps []Problem
+	for _, l := range links {
+		r := t.rows[l.Hash]
+		if r.sha256 == "" || len(t.parts[l.Hash]) < 2 {
+			continue // nothing to check, or checked with its parts
+		}
+		sum, err := textSum(t.parts, l.Hash)
+		if err != nil {
+			return nil, s.readError(err)
+		}
+		if p := sumProblem(r, sum); p != nil {
+			ps = append(ps, *p)
+		}
+	}
+	if len(ps) > 0 {
+		sortProblems(ps)
+		return nil, s.integrityError(ps)
+	}
+	return links, nil
+}
+
+// verified loads the prompt at hash and every prompt it embeds, and checks
+// them (tree.check): the tree, or the error that names what failed.
+func (s *Store) verified(ctx context.Context, hash string) (*tree, error) {
+	t, err := s.load(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	if ps := t.check(s.key); len(ps) > 0 {
+		return nil, s.integrityError(ps)
+	}
+	return t, nil
 }
 
 // tree is the prompt at a hash and every prompt it embeds, as loaded.
 type tree struct {
+	rows  map[string]*promptRow
 	parts map[string][]part
+	ids   []idRow
 	meta  map[string]*Entry
 }
 
@@ -399,41 +487,80 @@ func (s *Store) subtree() string {
 ) `
 }
 
-// load reads the prompt at hash and every prompt it embeds: three queries
-// however deep the nesting, with or without the bytes.
-func (s *Store) load(hash string, withBytes bool) (*tree, error) {
-	ctx := context.Background()
+// promptRow is one row of prompts as stored: what its signature covers,
+// and the signature.
+type promptRow struct {
+	hash, sha256                                  string
+	size                                          int64
+	variant, library, short, variantHash, version string
+	recorded, budget, signature                   string
+}
+
+// promptColumns selects the columns of a promptRow, from the table with
+// the given prefix ("" or "alias."), as fields scans them. A read-only
+// store of an earlier version reads the columns it lacks as empty.
+func (s *Store) promptColumns(prefix string) string {
+	budget := prefix + "budget"
+	if !s.budget {
+		budget = "''"
+	}
+	return prefix + "hash, " + prefix + "sha256, " + prefix + "size, " + prefix + "variant, " + prefix + "library, " +
+		prefix + "library_short, " + prefix + "variant_hash, " + prefix + "version, " + prefix + "recorded, " + budget + ", " +
+		s.signatureColumn(prefix)
+}
+
+// signatureColumn selects the signature of a row of prompts or ids.
+func (s *Store) signatureColumn(prefix string) string {
+	if !s.signed {
+		return "''"
+	}
+	return prefix + "signature"
+}
+
+func (r *promptRow) fields() []any {
+	return []any{&r.hash, &r.sha256, &r.size, &r.variant, &r.library, &r.short, &r.variantHash, &r.version, &r.recorded, &r.budget, &r.signature}
+}
+
+// entry is the row as an Entry, without ids or text.
+func (r *promptRow) entry() (*Entry, error) {
+	e := &Entry{Hash: r.hash, SHA256: r.sha256, Size: r.size, Variant: r.variant, Recorded: r.recorded,
+		Provenance: engine.Provenance{Library: r.library, Short: r.short, Variant: r.variantHash, Version: r.version}}
+	if r.budget != "" {
+		e.Budget = &engine.BudgetReport{}
+		if err := json.Unmarshal([]byte(r.budget), e.Budget); err != nil {
+			return nil, fmt.Errorf("prompt %s: its budget is not a budget report: %w", r.hash, err)
+		}
+	}
+	return e, nil
+}
+
+// load reads the prompt at hash and every prompt it embeds, with their
+// bytes and ids: three queries however deep the nesting. It checks
+// nothing; verified does.
+func (s *Store) load(ctx context.Context, hash string) (*tree, error) {
 	db, done, err := s.be.reader(ctx, s.db)
 	if err != nil {
 		return nil, s.readError(err)
 	}
 	defer done()
-	t := &tree{parts: map[string][]part{}, meta: map[string]*Entry{}}
-	budgetCol := "budget"
-	if !s.budget {
-		budgetCol = "''"
-	}
-	rows, err := db.QueryContext(ctx, s.be.rebind(s.subtree()+`SELECT hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, `+budgetCol+`
+	t := &tree{rows: map[string]*promptRow{}, parts: map[string][]part{}, meta: map[string]*Entry{}}
+	rows, err := db.QueryContext(ctx, s.be.rebind(s.subtree()+`SELECT `+s.promptColumns("")+`
 		FROM prompts WHERE hash IN (SELECT h FROM tree)`), hash)
 	if err != nil {
 		return nil, s.readError(err)
 	}
 	for rows.Next() {
-		e := &Entry{}
-		p := &e.Provenance
-		var budget string
-		if err := rows.Scan(&e.Hash, &e.SHA256, &e.Size, &e.Variant, &p.Library, &p.Short, &p.Variant, &p.Version, &e.Recorded, &budget); err != nil {
+		r := &promptRow{}
+		if err := rows.Scan(r.fields()...); err != nil {
 			rows.Close()
 			return nil, s.readError(err)
 		}
-		if budget != "" {
-			e.Budget = &engine.BudgetReport{}
-			if err := json.Unmarshal([]byte(budget), e.Budget); err != nil {
-				rows.Close()
-				return nil, s.readError(fmt.Errorf("prompt %s: its budget is not a budget report: %w", e.Hash, err))
-			}
+		e, err := r.entry()
+		if err != nil {
+			rows.Close()
+			return nil, s.readError(err)
 		}
-		t.meta[e.Hash] = e
+		t.rows[r.hash], t.meta[r.hash] = r, e
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -443,11 +570,7 @@ func (s *Store) load(hash string, withBytes bool) (*tree, error) {
 		return nil, notFound(hash)
 	}
 
-	bytesCol := "length(p.bytes), ''"
-	if withBytes {
-		bytesCol = "length(p.bytes), p.bytes"
-	}
-	rows, err = db.QueryContext(ctx, s.be.rebind(s.subtree()+`SELECT p.hash, p.seq, `+bytesCol+`, p.child, p.region
+	rows, err = db.QueryContext(ctx, s.be.rebind(s.subtree()+`SELECT p.hash, p.seq, p.bytes, p.child, p.region
 		FROM parts p WHERE p.hash IN (SELECT h FROM tree) ORDER BY p.hash, p.seq`), hash)
 	if err != nil {
 		return nil, s.readError(err)
@@ -456,7 +579,7 @@ func (s *Store) load(hash string, withBytes bool) (*tree, error) {
 		var h string
 		var p part
 		var b []byte
-		if err := rows.Scan(&h, &p.seq, &p.size, &b, &p.child, &p.region); err != nil {
+		if err := rows.Scan(&h, &p.seq, &b, &p.child, &p.region); err != nil {
 			rows.Close()
 			return nil, s.readError(err)
 		}
@@ -468,21 +591,23 @@ func (s *Store) load(hash string, withBytes bool) (*tree, error) {
 		return nil, s.readError(err)
 	}
 
-	rows, err = db.QueryContext(ctx, s.be.rebind(s.subtree()+`SELECT hash, name, value FROM ids WHERE hash IN (SELECT h FROM tree) ORDER BY hash, name, value`), hash)
+	rows, err = db.QueryContext(ctx, s.be.rebind(s.subtree()+`SELECT hash, name, value, `+s.signatureColumn("")+`
+		FROM ids WHERE hash IN (SELECT h FROM tree) ORDER BY hash, name, value`), hash)
 	if err != nil {
 		return nil, s.readError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var h, name, value string
-		if err := rows.Scan(&h, &name, &value); err != nil {
+		var id idRow
+		if err := rows.Scan(&id.hash, &id.name, &id.value, &id.signature); err != nil {
 			return nil, s.readError(err)
 		}
-		if e := t.meta[h]; e != nil {
+		t.ids = append(t.ids, id)
+		if e := t.meta[id.hash]; e != nil {
 			if e.IDs == nil {
 				e.IDs = map[string]string{}
 			}
-			e.IDs[name] = value
+			e.IDs[id.name] = id.value
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -520,13 +645,39 @@ func (n *node) kid(i int) (child, region string) {
 	return "", ""
 }
 
-// updateTop gives a prompt stored before only as embedded in another the
-// metadata of its own record. A prompt recorded itself keeps what its first
-// record said.
-const updateTop = `UPDATE prompts SET sha256 = ?, variant = ?, library = ?, library_short = ?, variant_hash = ?, version = ?, budget = ?
-	WHERE hash = ? AND variant = ''`
+// row is the prompts row a record writes for n, recorded at the given time.
+func (r *record) row(n *node, recorded string) promptRow {
+	m := r.meta(n)
+	return promptRow{hash: n.hash, sha256: m.sha256, size: n.size, variant: m.variant, library: m.prov.Library, short: m.prov.Short,
+		variantHash: m.prov.Variant, version: m.prov.Version, recorded: recorded, budget: m.budget}
+}
 
-func (r *record) updateArgs() []any {
+// updateTop gives a prompt stored before only as embedded in another the
+// metadata of its own record, and the signature of the row that makes
+// (” without a key: a row a writer without the key changed is unsigned).
+// A prompt recorded itself keeps what its first record said.
+const updateTop = `UPDATE prompts SET sha256 = ?, variant = ?, library = ?, library_short = ?, variant_hash = ?, version = ?, budget = ?,
+	signature = ? WHERE hash = ? AND variant = ''`
+
+// updateTopRow runs updateTop in tx. With a key it first reads the time the
+// row was recorded, which the update keeps and the signature covers; the
+// time never changes, so a concurrent update of the same row signs the
+// same row, and the one that comes second finds nothing to update.
+func (r *record) updateTopRow(ctx context.Context, tx *sql.Tx, rebind func(string) string) error {
+	sig := ""
+	if r.key != nil {
+		var recorded string
+		err := tx.QueryRowContext(ctx, rebind(`SELECT recorded FROM prompts WHERE hash = ? AND variant = ''`), r.top.hash).Scan(&recorded)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // recorded itself before
+		}
+		if err != nil {
+			return err
+		}
+		row := r.row(r.top, recorded)
+		sig = signPrompt(r.key, &row, r.top.sums())
+	}
 	p := r.prov
-	return []any{r.sha256, r.variant, p.Library, p.Short, p.Variant, p.Version, r.budget, r.top.hash}
+	_, err := tx.ExecContext(ctx, rebind(updateTop), r.sha256, r.variant, p.Library, p.Short, p.Variant, p.Version, r.budget, sig, r.top.hash)
+	return err
 }

@@ -202,8 +202,8 @@ func writable(t *testing.T, b backend) *sql.DB {
 }
 
 // version1 makes b a store of schema version 1 holding res: recorded, then
-// stripped of what version 2 added, which leaves the rows and the schema
-// version 1 wrote. It returns res's address.
+// stripped of what versions 2 and 3 added, which leaves the rows and the
+// schema version 1 wrote. It returns res's address.
 func version1(t *testing.T, b backend, res *engine.Result) string {
 	t.Helper()
 	w := open(t, b.target)
@@ -213,7 +213,8 @@ func version1(t *testing.T, b backend, res *engine.Result) string {
 	}
 	w.Close()
 	db := writable(t, b)
-	for _, stmt := range []string{`ALTER TABLE prompts DROP COLUMN budget`, `DELETE FROM schema_migrations WHERE version = 2`} {
+	for _, stmt := range []string{`ALTER TABLE prompts DROP COLUMN budget`, `ALTER TABLE prompts DROP COLUMN signature`,
+		`ALTER TABLE ids DROP COLUMN signature`, `DELETE FROM schema_migrations WHERE version >= 2`} {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
@@ -236,9 +237,9 @@ func hasBudgetColumn(t *testing.T, db *sql.DB, b backend) bool {
 
 // TestVersion1Migrated: a store of schema version 1, from before budgets
 // were kept, is read as it is by a read-only store, which leaves it at
-// version 1, and is brought to version 2 by the first store that opens it
-// for recording (several at once here); its prompts read back unchanged,
-// without a budget, and a budgeted render records its budget.
+// version 1, and is brought to the current version by the first store that
+// opens it for recording (several at once here); its prompts read back
+// unchanged, without a budget, and a budgeted render records its budget.
 func TestVersion1Migrated(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		prompts, last := chain(t, "# Root\n", 2, "t")
@@ -270,8 +271,8 @@ func TestVersion1Migrated(t *testing.T) {
 		// Stores opening it at once for recording: one migrates.
 		openAtOnce(t, b.target, 4)
 		if !hasBudgetColumn(t, db, b) || count(t, db, `SELECT count(*) FROM schema_migrations WHERE version = 2`) != 1 ||
-			count(t, db, `SELECT count(*) FROM schema_migrations`) != 2 {
-			t.Fatal("the store was not migrated to version 2, once")
+			count(t, db, `SELECT count(*) FROM schema_migrations`) != 3 {
+			t.Fatal("the store was not migrated to versions 2 and 3, once each")
 		}
 
 		store := open(t, b.target)

@@ -96,11 +96,26 @@ CREATE INDEX ids_hash ON ids(hash);
 		sqlite:       `ALTER TABLE prompts ADD COLUMN budget TEXT NOT NULL DEFAULT ''`,
 		postgres:     `ALTER TABLE prompts ADD COLUMN budget TEXT NOT NULL DEFAULT ''`,
 		readsWithout: true,
+	}, {
+		version:     signatureVersion,
+		description: "signatures: the HMAC-SHA256 of each row of prompts and ids, by a store with a key",
+		// Hex, of the row's canonical encoding (sign.go); '' for a row
+		// written without a key, and for every row written before this
+		// version, which a store with a key therefore refuses.
+		sqlite: `ALTER TABLE prompts ADD COLUMN signature TEXT NOT NULL DEFAULT '';
+ALTER TABLE ids ADD COLUMN signature TEXT NOT NULL DEFAULT ''`,
+		postgres: `ALTER TABLE prompts ADD COLUMN signature TEXT NOT NULL DEFAULT '';
+ALTER TABLE ids ADD COLUMN signature TEXT NOT NULL DEFAULT ''`,
+		readsWithout: true,
 	}}
 }
 
 // budgetVersion is the version that adds prompts.budget.
 const budgetVersion = 2
+
+// signatureVersion is the version that adds prompts.signature and
+// ids.signature.
+const signatureVersion = 3
 
 const createMigrations = `CREATE TABLE IF NOT EXISTS schema_migrations (
 	version     INTEGER PRIMARY KEY,

@@ -128,12 +128,12 @@ func (b postgresBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, e
 	return checkCurrent(ctx, db, b.where)
 }
 
-// write stores a record with four statements, whatever its depth, in one
-// READ COMMITTED transaction. Prompts are inserted in address order with
-// ON CONFLICT DO NOTHING: a writer that meets a prompt another transaction
-// is inserting waits for that one to end and then skips it (or inserts it,
-// if that one rolled back), so concurrent records of one parent store it
-// once and never fail. Only the transaction that inserted a prompt inserts
+// write stores a record with four statements (five when a key signs the
+// metadata update), whatever its depth, in one READ COMMITTED transaction.
+// Prompts are inserted in address order with ON CONFLICT DO NOTHING: a
+// writer that meets a prompt another transaction is inserting waits for
+// that one to end and then skips it (or inserts it, if that one rolled
+// back), so concurrent records of one parent store it once and never fail. Only the transaction that inserted a prompt inserts
 // its parts, so parts never conflict; the metadata update and the ids come
 // after every prompt, ids in sorted order. Locks are thus always taken in
 // one order, and no two records can deadlock.
@@ -146,6 +146,7 @@ func (postgresBackend) write(ctx context.Context, db *sql.DB, rec *record) error
 	n := len(rec.nodes)
 	hash, sha, variant, lib, short, vhash, version, when, budget := make([]string, n), make([]string, n), make([]string, n),
 		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	sig := rec.sigs
 	size := make([]int64, n)
 	byHash := make(map[string]*node, n)
 	for i, nd := range rec.nodes {
@@ -154,9 +155,9 @@ func (postgresBackend) write(ctx context.Context, db *sql.DB, rec *record) error
 		lib[i], short[i], vhash[i], version[i], budget[i] = m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version, m.budget
 		byHash[nd.hash] = nd
 	}
-	rows, err := tx.QueryContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-		ON CONFLICT (hash) DO NOTHING RETURNING hash`, hash, sha, size, variant, lib, short, vhash, version, when, budget)
+	rows, err := tx.QueryContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget, signature)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+		ON CONFLICT (hash) DO NOTHING RETURNING hash`, hash, sha, size, variant, lib, short, vhash, version, when, budget, sig)
 	if err != nil {
 		return err
 	}
@@ -194,17 +195,17 @@ func (postgresBackend) write(ctx context.Context, db *sql.DB, rec *record) error
 		}
 	}
 	if !topNew {
-		if _, err := tx.ExecContext(ctx, postgresBackend{}.rebind(updateTop), rec.updateArgs()...); err != nil {
+		if err := rec.updateTopRow(ctx, tx, postgresBackend{}.rebind); err != nil {
 			return err
 		}
 	}
 	if len(rec.ids) > 0 {
-		names, values, hashes := make([]string, len(rec.ids)), make([]string, len(rec.ids)), make([]string, len(rec.ids))
+		names, values, hashes, sigs := make([]string, len(rec.ids)), make([]string, len(rec.ids)), make([]string, len(rec.ids)), make([]string, len(rec.ids))
 		for i, id := range rec.ids {
-			names[i], values[i], hashes[i] = id[0], id[1], rec.top.hash
+			names[i], values[i], hashes[i], sigs[i] = id[0], id[1], rec.top.hash, id[2]
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO ids(name, value, hash) SELECT * FROM unnest($1::text[], $2::text[], $3::text[])
-			ON CONFLICT DO NOTHING`, names, values, hashes); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ids(name, value, hash, signature) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+			ON CONFLICT DO NOTHING`, names, values, hashes, sigs); err != nil {
 			return err
 		}
 	}

@@ -172,8 +172,8 @@ func (sqliteBackend) write(ctx context.Context, db *sql.DB, rec *record) error {
 		return err
 	}
 	defer tx.Rollback()
-	insPrompt, err := tx.PrepareContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING`)
+	insPrompt, err := tx.PrepareContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget, signature)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING`)
 	if err != nil {
 		return err
 	}
@@ -184,9 +184,9 @@ func (sqliteBackend) write(ctx context.Context, db *sql.DB, rec *record) error {
 	}
 	defer insPart.Close()
 	topNew := false
-	for _, n := range rec.nodes {
+	for i, n := range rec.nodes {
 		m := rec.meta(n)
-		r, err := insPrompt.ExecContext(ctx, n.hash, m.sha256, n.size, m.variant, m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version, rec.when, m.budget)
+		r, err := insPrompt.ExecContext(ctx, n.hash, m.sha256, n.size, m.variant, m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version, rec.when, m.budget, rec.sigs[i])
 		if err != nil {
 			return err
 		}
@@ -202,12 +202,12 @@ func (sqliteBackend) write(ctx context.Context, db *sql.DB, rec *record) error {
 		}
 	}
 	if !topNew {
-		if _, err := tx.ExecContext(ctx, updateTop, rec.updateArgs()...); err != nil {
+		if err := rec.updateTopRow(ctx, tx, sqliteBackend{}.rebind); err != nil {
 			return err
 		}
 	}
 	for _, id := range rec.ids {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO ids(name, value, hash) VALUES(?, ?, ?) ON CONFLICT DO NOTHING`, id[0], id[1], rec.top.hash); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO ids(name, value, hash, signature) VALUES(?, ?, ?, ?) ON CONFLICT DO NOTHING`, id[0], id[1], rec.top.hash, id[2]); err != nil {
 			return err
 		}
 	}

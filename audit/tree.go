@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"io"
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
@@ -190,17 +191,25 @@ func repeat(s string, n int) []string {
 type part struct {
 	seq    int
 	bytes  string
-	size   int64 // len(bytes), also when bytes were not loaded
 	child  string
 	region string
 }
 
-// assemble writes the text of the prompt at root from the parts of it and
-// of every prompt it embeds, iteratively, so that a chain nested 10,000
-// deep needs no deep recursion. done holds texts already assembled (nil for
-// none). Cost: O(length of the text).
+// assemble returns the text of the prompt at root, made from the parts of
+// it and of every prompt it embeds (see assembleTo).
 func assemble(parts map[string][]part, root string, done map[string]string) (string, error) {
 	var b strings.Builder
+	if err := assembleTo(&b, parts, root, done); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+// assembleTo writes the text of the prompt at root to b from the parts of
+// it and of every prompt it embeds, iteratively, so that a chain nested
+// 10,000 deep needs no deep recursion. done holds texts already assembled
+// (nil for none). Cost: O(length of the text).
+func assembleTo(b io.StringWriter, parts map[string][]part, root string, done map[string]string) error {
 	type frame struct {
 		hash string
 		i    int
@@ -208,7 +217,7 @@ func assemble(parts map[string][]part, root string, done map[string]string) (str
 	stack := []frame{{hash: root}}
 	open := map[string]bool{root: true}
 	if _, ok := parts[root]; !ok {
-		return "", fmt.Errorf("prompt %s: its parts are missing from the audit store", root)
+		return fmt.Errorf("prompt %s: its parts are missing from the audit store", root)
 	}
 	for len(stack) > 0 {
 		f := &stack[len(stack)-1]
@@ -229,13 +238,13 @@ func assemble(parts map[string][]part, root string, done map[string]string) (str
 			continue
 		}
 		if _, ok := parts[p.child]; !ok {
-			return "", fmt.Errorf("prompt %s embeds %s, whose parts are missing from the audit store", f.hash, p.child)
+			return fmt.Errorf("prompt %s embeds %s, whose parts are missing from the audit store", f.hash, p.child)
 		}
 		if open[p.child] {
-			return "", fmt.Errorf("prompt %s embeds itself through %s: the audit store was altered", p.child, f.hash)
+			return fmt.Errorf("prompt %s embeds itself through %s: the audit store was altered", p.child, f.hash)
 		}
 		open[p.child] = true
 		stack = append(stack, frame{hash: p.child})
 	}
-	return b.String(), nil
+	return nil
 }

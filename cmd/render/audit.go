@@ -1,8 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -12,12 +16,21 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// record stores a rendered prompt when --audit FILE or URL is set.
+// auditKeyEnv names the audit key file when --audit-key does not: a path,
+// like the flag, never the key itself, so that the key stays out of the
+// environment that every child process inherits (gather's probes among
+// them).
+const auditKeyEnv = "PROMPTSMITH_AUDIT_KEY"
+
+const auditKeyUsage = "sign every record with the HMAC-SHA256 key in this file, and refuse to read a record that does not verify with it (default: the file " + auditKeyEnv + " names)"
+
+// record stores a rendered prompt when --audit FILE or URL is set, signed
+// with the key of the file PROMPTSMITH_AUDIT_KEY names, if it names one.
 func (a *app) record(v *engine.Variant, res *engine.Result) error {
 	if a.audit == "" {
 		return nil
 	}
-	store, err := audit.Open(a.audit)
+	store, err := a.openAudit(false)
 	if err != nil {
 		return openError(err)
 	}
@@ -26,6 +39,64 @@ func (a *app) record(v *engine.Variant, res *engine.Result) error {
 		return fileError(a.audit, "cannot record the prompt", err)
 	}
 	return nil
+}
+
+// openAudit opens the audit store --audit names, for recording or read-only,
+// with the key in the file --audit-key names, or when it names none, the
+// file PROMPTSMITH_AUDIT_KEY names, if any. The store's errors are returned
+// as they are, for the caller to map; a key file that cannot be used is a
+// usage error that names the flag or variable, never the key.
+func (a *app) openAudit(readOnly bool) (*audit.Store, error) {
+	keyFile, from := a.auditKey, "--audit-key"
+	if keyFile == "" {
+		keyFile, from = os.Getenv(auditKeyEnv), auditKeyEnv
+	}
+	var opts []audit.Option
+	if keyFile != "" {
+		key, err := readAuditKey(keyFile, from)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, audit.WithKey(key))
+	}
+	if readOnly {
+		return audit.OpenReadOnly(a.audit, opts...)
+	}
+	return audit.Open(a.audit, opts...)
+}
+
+// readAuditKey reads an audit key file: its bytes without the white space
+// around them, at least audit.MinKeySize of them. Errors name the flag or
+// variable (from) and not the path, which a mistaken setting could make
+// the key itself.
+func readAuditKey(path, from string) ([]byte, error) {
+	hints := []string{"make a key file with: openssl rand -hex 32 > audit.key; " + auditKeyEnv + " holds its path, not the key"}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is left out
+		}
+		return nil, &cliError{Kind: engine.KindUsage, Flag: from, Reason: "cannot read the audit key file: " + err.Error(), Hints: hints, err: err}
+	}
+	key := bytes.TrimSpace(data)
+	if len(key) < audit.MinKeySize {
+		return nil, &cliError{Kind: engine.KindUsage, Flag: from,
+			Reason: fmt.Sprintf("the audit key file holds %d bytes; a key needs at least %d", len(key), audit.MinKeySize), Hints: hints}
+	}
+	return key, nil
+}
+
+// storeError is auditError, with a prompt that fails verification a failed
+// check (exit status 1), as render audit verify reports it, rather than a
+// mistake in the command.
+func storeError(err error) error {
+	err = auditError(err)
+	var ce *cliError
+	if errors.Is(err, audit.ErrIntegrity) && errors.As(err, &ce) {
+		ce.Kind = engine.KindCheck
+	}
+	return err
 }
 
 // openError is auditError for a store that could not be opened, said once
@@ -52,23 +123,40 @@ it. A chain of nested delegations can be read back from any of its subagent prom
 A prompt is named by its hash (its address in the store, as audit chain lists it),
 by the SHA-256 of its text (for a recorded prompt), by a unique prefix of either,
 or by an id such as a delegation_id. Reading opens the store read-only: it never
-creates a database or changes one.`,
+creates a database or changes one.
+
+Nothing is shown unless it verifies: every prompt read is hashed again and
+compared with the address it is stored under and the SHA-256 its row says, so a
+changed byte or a redirected child pointer is an error naming the row (exit
+status 1), never served. With --audit-key FILE (or PROMPTSMITH_AUDIT_KEY, which
+holds the file's path) every record written is signed with the key, an
+HMAC-SHA256 of each row, and a read refuses a row whose signature is missing or
+wrong: a writer without the key cannot forge a record that verifies. render
+audit verify checks the whole store.`,
+	}
+	// open opens the store read-only, with the key if one is given.
+	open := func() (*audit.Store, error) {
+		if a.audit == "" {
+			return nil, usageError("name the audit store with --audit FILE (or a postgres:// URL) or PROMPTSMITH_AUDIT")
+		}
+		store, err := a.openAudit(true)
+		if err != nil {
+			return nil, openError(err)
+		}
+		return store, nil
 	}
 	// lookup opens the store and finds the prompt a command names.
 	lookup := func(key string, use func(store *audit.Store, hash string) error) error {
-		if a.audit == "" {
-			return usageError("name the audit store with --audit FILE (or a postgres:// URL) or PROMPTSMITH_AUDIT")
-		}
-		store, err := audit.OpenReadOnly(a.audit)
+		store, err := open()
 		if err != nil {
-			return openError(err)
+			return err
 		}
 		defer store.Close()
 		hash, err := store.Resolve(key)
 		if err != nil {
 			return auditError(err)
 		}
-		return auditError(use(store, hash))
+		return storeError(use(store, hash))
 	}
 	chain := &cobra.Command{
 		Use:   "chain <hash|id>",
@@ -95,8 +183,73 @@ size, the time it was recorded, its text, and, for a render fitted to a budget
 			return lookup(args[0], a.printPrompt)
 		},
 	}
-	cmd.AddCommand(chain, show)
+	verify := &cobra.Command{
+		Use:   "verify",
+		Short: "Check every row of the audit store: addresses, SHA-256, embedded prompts, and signatures with --audit-key",
+		Long: `verify reads every row of the audit store and checks that each prompt's parts
+hash to the address it is stored under (a changed byte, a redirected child
+pointer), that every prompt it embeds has a row, that its size and SHA-256 are
+those of its text, and that no parts or ids stand without a prompt. With
+--audit-key FILE (or PROMPTSMITH_AUDIT_KEY) it also checks that every row of
+prompts and ids carries a signature that verifies with the key.
+
+Each problem is one line, the table and the row's key, then what is wrong
+(never a prompt's bytes); a summary line follows. --format json gives the same
+as one object. Exit status: 0 when the store verifies, 1 when a problem was
+found, 2 when the store cannot be opened or read.`,
+		Example: `  render audit verify --audit audit.db
+  render audit verify --audit 'postgres://render@db:5432/audit' --audit-key /run/secrets/audit.key`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, err := open()
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			rep, err := store.Verify(a.ctx)
+			if err != nil {
+				return auditError(err)
+			}
+			return a.printVerify(rep)
+		},
+	}
+	cmd.AddCommand(chain, show, verify)
 	return cmd
+}
+
+// printVerify prints a verify report, one line per problem and a summary,
+// and sets exit status 1 when there are problems.
+func (a *app) printVerify(rep audit.Report) error {
+	if len(rep.Problems) > 0 {
+		a.exit = 1
+	}
+	if a.format == "json" {
+		return a.writeOutput("", jsonBytes(rep))
+	}
+	var b strings.Builder
+	for _, p := range rep.Problems {
+		b.WriteString(p.String() + "\n")
+	}
+	plural := func(n int64, one, many string) string {
+		if n == 1 {
+			return "1 " + one
+		}
+		return fmt.Sprint(n, " ", many)
+	}
+	result := "ok"
+	if n := len(rep.Problems); n > 0 {
+		result = plural(int64(n), "problem", "problems")
+	}
+	signatures := "signatures checked"
+	if !rep.Signatures {
+		signatures = "signatures not checked (no --audit-key)"
+		if rep.Signed > 0 {
+			signatures = fmt.Sprintf("signatures not checked (no --audit-key; %s signed)", plural(rep.Signed, "row is", "rows are"))
+		}
+	}
+	fmt.Fprintf(&b, "verify: %s: %s, %s, %s; %s\n", result, plural(rep.Prompts, "prompt", "prompts"), plural(rep.Parts, "part", "parts"),
+		plural(rep.IDs, "id", "ids"), signatures)
+	return a.writeOutput("", []byte(b.String()))
 }
 
 func (a *app) printChain(store *audit.Store, hash string) error {

@@ -1,16 +1,24 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx", to make a schema for the test
 	"github.com/promptsmith/promptsmith/audit"
@@ -73,6 +81,7 @@ func TestAuditPostgres(t *testing.T) {
 	}
 	auditRoundTrip(t, u.String())
 	auditBudget(t, u.String())
+	auditVerify(t, u.String(), "pgx")
 }
 
 func auditRoundTrip(t *testing.T, target string) {
@@ -194,4 +203,249 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 		t.Fatalf("%v: %s", err, b)
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// TestAuditVerify: render audit verify, and show, on a SQLite store altered
+// behind its back.
+func TestAuditVerify(t *testing.T) {
+	dir := t.TempDir()
+	auditVerify(t, filepath.Join(dir, "audit.db"), "sqlite")
+
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stderr string
+	}{
+		{"no store named", []string{"audit", "verify"}, "--audit FILE"},
+		{"no store there", []string{"audit", "verify", "--audit", filepath.Join(dir, "none.db")}, "no audit database at"},
+		{"an argument", []string{"audit", "verify", "x", "--audit", filepath.Join(dir, "audit.db")}, "unknown command"},
+	} {
+		if r := runCLI(t, "", tc.args...); r.code != 2 || !strings.Contains(r.stderr, tc.stderr) {
+			t.Errorf("%s: exit %d\n%s", tc.name, r.code, r.stderr)
+		}
+	}
+}
+
+// auditVerify records a prompt into target, checks that verify passes,
+// changes one byte of the prompt's own text in the database (driver opens
+// it), and checks that verify reports the row and exits 1, and that show
+// refuses the prompt with exit status 1, naming the row, never printing
+// its bytes.
+func auditVerify(t *testing.T, target, driver string) {
+	t.Helper()
+	r := runCLI(t, "", "delegation", "--example", "minimal", "--audit", target, "--format", "json")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	var res struct {
+		Text string
+		IDs  map[string]string
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	id := res.IDs["delegation_id"]
+	r = runCLI(t, "", "audit", "verify", "--audit", target)
+	summary := regexp.MustCompile(`^verify: ok: \d+ prompts, \d+ parts, \d+ ids?; signatures not checked \(no --audit-key\)\n$`)
+	if r.code != 0 || !summary.MatchString(r.stdout) {
+		t.Fatalf("verify of a store nobody altered: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	r = runCLI(t, "", "audit", "show", id, "--audit", target, "--format", "json")
+	var e struct{ Hash string }
+	if err := json.Unmarshal([]byte(r.stdout), &e); err != nil || e.Hash == "" {
+		t.Fatalf("show: %v %s", err, r.stderr)
+	}
+	db, err := sql.Open(driver, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	q := map[bool][2]string{
+		false: {`SELECT bytes FROM parts WHERE hash = ? AND seq = 0`, `UPDATE parts SET bytes = ? WHERE hash = ? AND seq = 0`},
+		true:  {`SELECT bytes FROM parts WHERE hash = $1 AND seq = 0`, `UPDATE parts SET bytes = $1 WHERE hash = $2 AND seq = 0`},
+	}[driver == "pgx"]
+	var b []byte
+	if err := db.QueryRow(q[0], e.Hash).Scan(&b); err != nil || len(b) == 0 {
+		t.Fatalf("the prompt's first part: %v", err)
+	}
+	b[len(b)/2] ^= 0x01
+	if _, err := db.Exec(q[1], b, e.Hash); err != nil {
+		t.Fatal(err)
+	}
+
+	row := "parts hash=" + e.Hash + ": "
+	r = runCLI(t, "", "audit", "verify", "--audit", target)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if r.code != 1 || len(lines) != 2 || !strings.HasPrefix(lines[0], row) ||
+		!regexp.MustCompile(`^verify: 1 problem: \d+ prompts, \d+ parts, \d+ ids?; signatures not checked \(no --audit-key\)$`).MatchString(lines[1]) {
+		t.Errorf("verify of the altered store: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "audit", "verify", "--audit", target, "--format", "json")
+	var rep struct {
+		Problems []struct{ Table, Hash, Reason string }
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 1 || err != nil || len(rep.Problems) != 1 ||
+		rep.Problems[0].Table != "parts" || rep.Problems[0].Hash != e.Hash {
+		t.Errorf("verify --format json: exit %d %v\n%s", r.code, err, r.stdout)
+	}
+
+	for _, key := range []string{id, e.Hash, audit.Hash(res.Text)} { // by id, address, and the original SHA-256
+		for _, cmd := range []string{"show", "chain"} {
+			r = runCLI(t, "", "audit", cmd, key, "--audit", target)
+			if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, "fails verification: "+row) {
+				t.Errorf("audit %s %.16s of the altered prompt: exit %d\n%.200s\n%s", cmd, key, r.code, r.stdout, r.stderr)
+			}
+			for line := range strings.Lines(res.Text) {
+				if line = strings.TrimSpace(line); len(line) >= 12 && strings.Contains(r.stderr, line) {
+					t.Errorf("audit %s prints the prompt's bytes: %q", cmd, line)
+				}
+			}
+		}
+	}
+}
+
+// TestAuditKey: records signed with the key PROMPTSMITH_AUDIT_KEY names
+// verify with --audit-key; a row changed without the key fails verify and
+// show with it, and reads as before without it; a key file that cannot be
+// used is a usage error that never prints the setting.
+func TestAuditKey(t *testing.T) {
+	dir := t.TempDir()
+	db, key := filepath.Join(dir, "audit.db"), filepath.Join(dir, "audit.key")
+	if err := os.WriteFile(key, []byte(strings.Repeat("5f", 32)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(auditKeyEnv, key)
+	r := runCLI(t, "", "delegation", "--example", "minimal", "--audit", db, "--format", "json")
+	if r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	var res struct{ IDs map[string]string }
+	json.Unmarshal([]byte(r.stdout), &res)
+	id := res.IDs["delegation_id"]
+
+	ok := regexp.MustCompile(`^verify: ok: 2 prompts, 3 parts, 1 id; signatures checked\n$`)
+	for _, args := range [][]string{{}, {"--audit-key", key}} { // the variable, then the flag
+		r = runCLI(t, "", append([]string{"audit", "verify", "--audit", db}, args...)...)
+		if r.code != 0 || !ok.MatchString(r.stdout) {
+			t.Fatalf("verify %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
+		}
+	}
+	t.Setenv(auditKeyEnv, "")
+	r = runCLI(t, "", "audit", "verify", "--audit", db)
+	if r.code != 0 || !strings.HasSuffix(r.stdout, "signatures not checked (no --audit-key; 3 rows are signed)\n") {
+		t.Errorf("verify without the key: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	sqlDB, err := sql.Open("sqlite", db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sqlDB.Close()
+	var hash string
+	if err := sqlDB.QueryRow(`SELECT hash FROM ids WHERE value = ?`, id).Scan(&hash); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sqlDB.Exec(`UPDATE prompts SET variant = 'forged' WHERE hash = ?`, hash); err != nil {
+		t.Fatal(err)
+	}
+	row := "prompts hash=" + hash + ": its signature does not verify"
+	r = runCLI(t, "", "audit", "verify", "--audit", db, "--audit-key", key)
+	if r.code != 1 || !strings.HasPrefix(r.stdout, row) || !strings.Contains(r.stdout, "\nverify: 1 problem: ") {
+		t.Errorf("verify with the key: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "audit", "show", id, "--audit", db, "--audit-key", key)
+	if r.code != 1 || !strings.Contains(r.stderr, row) {
+		t.Errorf("show with the key: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runCLI(t, "", "audit", "show", id, "--audit", db)
+	if r.code != 0 || !strings.Contains(r.stdout, "# Delegation Overview") {
+		t.Errorf("show without the key: exit %d\n%s", r.code, r.stderr)
+	}
+
+	short := filepath.Join(dir, "short.key")
+	os.WriteFile(short, []byte("0123456789\n"), 0o600)
+	secret := "not-a-path-but-a-secret-0123456789abcdef"
+	for _, tc := range []struct {
+		name, env string
+		args      []string
+		stderr    string
+	}{
+		{"a missing key file", "", []string{"audit", "show", id, "--audit", db, "--audit-key", filepath.Join(dir, "none")}, "--audit-key: cannot read the audit key file"},
+		{"a key too short", "", []string{"audit", "verify", "--audit", db, "--audit-key", short}, "holds 10 bytes; a key needs at least 32"},
+		{"the key itself in the variable", secret, []string{"audit", "verify", "--audit", db}, auditKeyEnv + ": cannot read the audit key file"},
+		{"the key itself in the variable, recording", secret, []string{"delegation", "--example", "minimal", "--audit", db}, auditKeyEnv + ": cannot read"},
+		{"serve", "", []string{"serve", "--addr", "127.0.0.1:0", "--audit", db, "--audit-key", short}, "--audit-key: the audit key file holds 10 bytes"},
+	} {
+		t.Setenv(auditKeyEnv, tc.env)
+		r := runCLI(t, "", tc.args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.stderr) || strings.Contains(r.stderr, secret) {
+			t.Errorf("%s: exit %d\n%s", tc.name, r.code, r.stderr)
+		}
+	}
+}
+
+// TestAuditServeSigns runs the real render serve with --audit-key: what it
+// records verifies with the key.
+func TestAuditServeSigns(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM on Windows")
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("go is not on PATH")
+	}
+	dir := t.TempDir()
+	bin, db, key := filepath.Join(dir, "render"), filepath.Join(dir, "audit.db"), filepath.Join(dir, "audit.key")
+	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(key, []byte(strings.Repeat("a7", 32)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--audit", db, "--audit-key", key)
+	cmd.Env = append(os.Environ(), auditKeyEnv+"=") // the flag alone
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	sc := bufio.NewScanner(stderr)
+	addr := ""
+	for addr == "" && sc.Scan() {
+		if _, a, ok := strings.Cut(sc.Text(), "serving on http://"); ok {
+			addr = a
+		}
+	}
+	if addr == "" {
+		t.Fatal("the server ended without serving")
+	}
+	go func() {
+		for sc.Scan() { // drain, so that the server never blocks on stderr
+		}
+	}()
+	resp, err := http.Post("http://"+addr+"/v1/render/delegation", "application/json", strings.NewReader(validInput))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("render: %s", resp.Status)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("render serve: %v", err)
+	}
+	t.Setenv(auditKeyEnv, "")
+	r := runCLI(t, "", "audit", "verify", "--audit", db, "--audit-key", key)
+	if r.code != 0 || !strings.HasSuffix(r.stdout, "1 id; signatures checked\n") {
+		t.Errorf("verify what serve recorded: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
 }

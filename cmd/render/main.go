@@ -56,6 +56,7 @@ type app struct {
 	format         string
 	log            bool
 	audit          string
+	auditKey       string // the key file's path
 	tokens         string
 	limits         engine.Limits
 	maxTokens      int
@@ -92,6 +93,7 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 	root.PersistentFlags().BoolVar(&a.log, "log", false, "write JSON logs (log/slog) of each render to stderr")
 	root.PersistentFlags().StringVar(&a.audit, "audit", os.Getenv("PROMPTSMITH_AUDIT"),
 		"record every rendered prompt, and the prompts it embeds, in this audit store: a SQLite file, or a postgres:// URL that replicas share (see render audit)")
+	root.PersistentFlags().StringVar(&a.auditKey, "audit-key", "", auditKeyUsage)
 	root.PersistentFlags().StringVar(&a.tokens, "tokens", "",
 		"count tokens per section with this encoding (o200k_base, cl100k_base, p50k_base, r50k_base); shown by --format json and render check")
 	root.PersistentFlags().IntVar(&a.maxTokens, "max-tokens", 0,

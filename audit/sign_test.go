@@ -1,0 +1,262 @@
+package audit_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/promptsmith/promptsmith/audit"
+)
+
+// testKey is a key of the size openssl rand -hex 32 writes.
+var testKey = []byte(strings.Repeat("0123456789abcdef", 4))
+
+// signedRows is how many rows of prompts and ids the fixture has: four
+// prompts and an id for the chain, two and one for the other prompt.
+const signedRows = 4 + 1 + 2 + 1
+
+// TestSigned: a store with a key signs every row it writes, and reads them
+// back; read without the key, the same store reads as any other, and
+// Verify says it checked no signatures.
+func TestSigned(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		f := newFixture(t, b, audit.WithKey(testKey))
+		for link := range f.links {
+			f.served(t, f.store, link)
+		}
+		rep, err := f.store.Verify(context.Background())
+		if err != nil || len(rep.Problems) != 0 || !rep.Signatures || rep.Signed != signedRows {
+			t.Fatalf("Verify with the key: %+v %v", rep, err)
+		}
+		if n := count(t, f.db, `SELECT count(*) FROM prompts WHERE length(signature) = 64`) +
+			count(t, f.db, `SELECT count(*) FROM ids WHERE length(signature) = 64`); n != signedRows {
+			t.Errorf("%d rows signed, want %d", n, signedRows)
+		}
+		plain := readOnly(t, b.target)
+		for link := range f.links {
+			f.served(t, plain, link)
+		}
+		rep, err = plain.Verify(context.Background())
+		if err != nil || len(rep.Problems) != 0 || rep.Signatures || rep.Signed != signedRows {
+			t.Fatalf("Verify without the key: %+v %v", rep, err)
+		}
+	})
+}
+
+// TestForgeries alters a signed store the ways someone who can write to
+// the database, but has no key, could: with the key, every read of what
+// was forged fails naming the row, and Verify reports it; without the key,
+// the store reads as before (only the addresses are checked, and these
+// forgeries keep them true).
+func TestForgeries(t *testing.T) {
+	cases := []struct {
+		name   string
+		forge  func(t *testing.T, f *fixture)
+		read   func(t *testing.T, f *fixture) string   // a prompt whose reads the forgery reaches
+		want   func(t *testing.T, f *fixture) []string // the rows Verify names, with the key
+		reason string                                  // what each says
+	}{{
+		name: "a record by a writer without the key",
+		forge: func(t *testing.T, f *fixture) {
+			w := openWith(t, f.b.target)
+			if _, err := w.Record(delegation(t), delegate(t, "# Forged\n", "t")); err != nil {
+				t.Fatal(err)
+			}
+		},
+		read: func(t *testing.T, f *fixture) string { return f.hashOf(t, "# Forged\n") },
+		want: func(t *testing.T, f *fixture) []string {
+			top, root := f.hashOf(t, "# Forged\n"), f.leafOf(t, "# Forged\n")
+			return []string{"prompts hash=" + top, "prompts hash=" + root,
+				"ids name=delegation_id value=" + f.idOf(t, "# Forged\n") + " hash=" + top}
+		},
+		reason: "has no signature",
+	}, {
+		name: "metadata changed",
+		forge: func(t *testing.T, f *fixture) {
+			f.exec(t, `UPDATE prompts SET variant = 'forged' WHERE hash = ?`, f.links[top])
+		},
+		read:   func(t *testing.T, f *fixture) string { return f.links[top] },
+		want:   func(t *testing.T, f *fixture) []string { return []string{"prompts hash=" + f.links[top]} },
+		reason: "its signature does not verify",
+	}, {
+		name: "a region renamed, which the address does not cover",
+		forge: func(t *testing.T, f *fixture) {
+			f.exec(t, `UPDATE parts SET region = 'forged' WHERE hash = ? AND seq = 0`, f.links[top])
+		},
+		read:   func(t *testing.T, f *fixture) string { return f.links[top] },
+		want:   func(t *testing.T, f *fixture) []string { return []string{"prompts hash=" + f.links[top]} },
+		reason: "its signature does not verify",
+	}, {
+		name: "a signature copied from another row",
+		forge: func(t *testing.T, f *fixture) {
+			f.exec(t, `UPDATE prompts SET signature = (SELECT signature FROM prompts WHERE hash = ?) WHERE hash = ?`, f.links[mid2], f.links[mid1])
+		},
+		read:   func(t *testing.T, f *fixture) string { return f.links[mid1] },
+		want:   func(t *testing.T, f *fixture) []string { return []string{"prompts hash=" + f.links[mid1]} },
+		reason: "its signature does not verify",
+	}, {
+		name: "a signature removed",
+		forge: func(t *testing.T, f *fixture) {
+			f.exec(t, `UPDATE prompts SET signature = '' WHERE hash = ?`, f.links[root])
+		},
+		read:   func(t *testing.T, f *fixture) string { return f.links[root] },
+		want:   func(t *testing.T, f *fixture) []string { return []string{"prompts hash=" + f.links[root]} },
+		reason: "has no signature",
+	}, {
+		name: "an id pointed at another prompt",
+		forge: func(t *testing.T, f *fixture) {
+			f.exec(t, `UPDATE ids SET hash = ? WHERE hash = ?`, f.other, f.links[top])
+		},
+		read: func(t *testing.T, f *fixture) string { return f.other },
+		want: func(t *testing.T, f *fixture) []string {
+			return []string{"ids name=delegation_id value=" + f.last.IDs["delegation_id"] + " hash=" + f.other}
+		},
+		reason: "its signature does not verify",
+	}, {
+		name: "an id inserted",
+		forge: func(t *testing.T, f *fixture) {
+			f.exec(t, `INSERT INTO ids(name, value, hash) VALUES('delegation_id', 'dlg-forged', ?)`, f.links[mid1])
+		},
+		read: func(t *testing.T, f *fixture) string { return f.links[mid1] },
+		want: func(t *testing.T, f *fixture) []string {
+			return []string{"ids name=delegation_id value=dlg-forged hash=" + f.links[mid1]}
+		},
+		reason: "has no signature",
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			eachBackend(t, func(t *testing.T, b backend) {
+				f := newFixture(t, b, audit.WithKey(testKey))
+				tc.forge(t, f)
+				want := tc.want(t, f)
+				slices.Sort(want)
+				keyed := readOnly(t, b.target, audit.WithKey(testKey))
+				f.refused(t, keyed, tc.read(t, f), want)
+				if _, err := keyed.Get(tc.read(t, f)); err == nil || !strings.Contains(err.Error(), tc.reason) {
+					t.Errorf("Get with the key: %v, want %q", err, tc.reason)
+				}
+				rep, err := keyed.Verify(context.Background())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := rows(rep.Problems); !slices.Equal(got, want) {
+					t.Errorf("Verify names\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+				}
+				for _, p := range rep.Problems {
+					if !strings.Contains(p.Reason, tc.reason) {
+						t.Errorf("%s, want %q", p, tc.reason)
+					}
+				}
+
+				// Without the key, the old behaviour: served, and Verify
+				// finds nothing wrong with the addresses.
+				plain := readOnly(t, b.target)
+				if _, err := plain.Get(tc.read(t, f)); err != nil {
+					t.Errorf("Get without the key: %v", err)
+				}
+				if rep, err := plain.Verify(context.Background()); err != nil || len(rep.Problems) != 0 {
+					t.Errorf("Verify without the key: %v %v", rep.Problems, err)
+				}
+			})
+		})
+	}
+}
+
+// hashOf returns the address of the delegation recorded with parent
+// parent, by its delegation_id.
+func (f *fixture) hashOf(t *testing.T, parent string) string {
+	t.Helper()
+	h, err := f.store.Resolve(f.idOf(t, parent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func (f *fixture) idOf(t *testing.T, parent string) string {
+	return delegate(t, parent, "t").IDs["delegation_id"]
+}
+
+// leafOf returns the address of parent as the store keeps it: the prompt a
+// delegation of it embeds, found by the SHA-256 of its text.
+func (f *fixture) leafOf(t *testing.T, parent string) string {
+	t.Helper()
+	h, err := f.store.Resolve(audit.Hash(parent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestKeyMismatch: a store read with another key verifies no row, and a
+// key too short to be one is refused before anything is opened.
+func TestKeyMismatch(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		f := newFixture(t, b, audit.WithKey(testKey))
+		other := readOnly(t, b.target, audit.WithKey([]byte(strings.Repeat("k", audit.MinKeySize))))
+		if _, err := other.Get(f.links[top]); !errors.Is(err, audit.ErrIntegrity) || !strings.Contains(err.Error(), "does not verify") {
+			t.Errorf("Get with another key: %v", err)
+		}
+		rep, err := other.Verify(context.Background())
+		if err != nil || int64(len(rep.Problems)) != signedRows {
+			t.Errorf("Verify with another key: %d problems, want one per row (%d): %v", len(rep.Problems), signedRows, err)
+		}
+	})
+	for _, key := range [][]byte{nil, []byte("short")} {
+		_, err := audit.Open(t.TempDir()+"/a.db", audit.WithKey(key))
+		var ae *audit.Error
+		if !errors.As(err, &ae) || !strings.Contains(err.Error(), "at least 32") {
+			t.Errorf("a key of %d bytes: %v", len(key), err)
+		}
+	}
+}
+
+// TestSignedUpdate: a prompt first stored as embedded gains the metadata
+// of its own record; a store with the key signs the row it then is, and a
+// writer without the key leaves it unsigned, which the key then refuses.
+func TestSignedUpdate(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		f := newFixture(t, b, audit.WithKey(testKey))
+		v := delegation(t)
+		mid := delegate(t, f.texts[mid2], "t") // mid1, rendered again: the same prompt
+		if h, err := f.store.Record(v, mid); err != nil || h != f.links[mid1] {
+			t.Fatalf("record mid1 itself: %.12s %v", h, err)
+		}
+		keyed := readOnly(t, b.target, audit.WithKey(testKey))
+		if e, err := keyed.Get(f.links[mid1]); err != nil || e.Variant != "delegation" || e.IDs["delegation_id"] != mid.IDs["delegation_id"] {
+			t.Fatalf("mid1 after its own signed record: %+v %v", e, err)
+		}
+
+		plain := openWith(t, b.target)
+		if h, err := plain.Record(v, delegate(t, f.texts[root], "t")); err != nil || h != f.links[mid2] {
+			t.Fatalf("record mid2 itself without the key: %.12s %v", h, err)
+		}
+		_, err := keyed.Get(f.links[mid2])
+		var ae *audit.Error
+		if !errors.As(err, &ae) || !slices.Contains(rows(ae.Problems), "prompts hash="+f.links[mid2]) || !strings.Contains(err.Error(), "has no signature") {
+			t.Errorf("mid2 after a record without the key, read with it: %v", err)
+		}
+		if e, err := plain.Get(f.links[mid2]); err != nil || e.Variant != "delegation" {
+			t.Errorf("mid2 read without the key: %+v %v", e, err)
+		}
+	})
+}
+
+// TestEarlierVersionWithKey: a store of an earlier schema, which has no
+// signatures, reads without a key as it always did, and with one as what
+// it is: unsigned.
+func TestEarlierVersionWithKey(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		last := delegate(t, "# Root\n", "t")
+		hash := version1(t, b, last)
+		if e, err := readOnly(t, b.target).Get(hash); err != nil || e.Text != last.Text {
+			t.Fatalf("without a key: %v", err)
+		}
+		_, err := readOnly(t, b.target, audit.WithKey(testKey)).Get(hash)
+		if !errors.Is(err, audit.ErrIntegrity) || !strings.Contains(err.Error(), "has no signature") {
+			t.Errorf("with a key: %v", err)
+		}
+	})
+}
