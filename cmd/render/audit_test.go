@@ -391,15 +391,8 @@ func TestAuditServeSigns(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGTERM on Windows")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH")
-	}
 	dir := t.TempDir()
-	bin, db, key := filepath.Join(dir, "render"), filepath.Join(dir, "audit.db"), filepath.Join(dir, "audit.key")
-	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin, db, key := renderBinary(t), filepath.Join(dir, "audit.db"), filepath.Join(dir, "audit.key")
 	if err := os.WriteFile(key, []byte(strings.Repeat("a7", 32)), 0o600); err != nil {
 		t.Fatal(err)
 	}

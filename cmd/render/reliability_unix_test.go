@@ -16,24 +16,14 @@ import (
 	"time"
 )
 
-// buildRender builds the command into a temporary folder, for tests that
-// need a real process to send signals to.
-func buildRender(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "render")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // bigDelegation writes a delegation input whose parent prompt is about
-// 60 MB, and returns it with the flags that let it through.
+// 8 MB, long enough to write that a signal sent once the temporary file
+// appears lands while it is written, and returns it with the flags that
+// let it through.
 func bigDelegation(t *testing.T) (string, []string) {
 	t.Helper()
 	line := "Always run the tests before committing, and say which ones you ran.\n"
-	parent := "# Lead\n\n" + strings.Repeat(line, 60_000_000/len(line))
+	parent := "# Lead\n\n" + strings.Repeat(line, 8_000_000/len(line))
 	in, _ := json.Marshal(map[string]any{
 		"parent": map[string]any{"agent_id": "a", "prompt_key": "k", "prompt": parent},
 		"delegation": map[string]any{"reason": "r", "expected_completion": "e", "task_summary": "t",
@@ -62,16 +52,16 @@ func temporaryFiles(t *testing.T, dir string) []string {
 }
 
 // TestSignalMidWriteLeavesNothing sends SIGINT and SIGTERM to a real
-// render while it writes a 60 MB prompt to -o: it removes its temporary
+// render while it writes an 8 MB prompt to -o: it removes its temporary
 // file, leaves the old file as it was and dies of the signal. A signal
 // that comes after the rename finds the new file complete. Either way no
 // temporary file is left. Then SIGKILL, which cannot be caught: the next
 // render to the same file removes what the killed one left.
 func TestSignalMidWriteLeavesNothing(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the command and writes 60 MB outputs")
+		t.Skip("runs the command and writes 8 MB outputs")
 	}
-	bin := buildRender(t)
+	bin := renderBinary(t)
 	input, flags := bigDelegation(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.md")
@@ -184,7 +174,7 @@ func TestGatherStopsOnSIGTERM(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
-	bin := buildRender(t)
+	bin := renderBinary(t)
 	lib := hostLibrary(t)
 	manifest := filepath.Join(lib, "templates", "host", "prompt.yaml")
 	b, _ := os.ReadFile(manifest)
