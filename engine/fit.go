@@ -11,7 +11,6 @@ import (
 	"github.com/promptsmith/promptsmith/engine/manifest"
 )
 
-
 // BudgetReport says how a prompt was fitted to its budget.
 type BudgetReport struct {
 	MaxTokens  int `json:"max_tokens"`

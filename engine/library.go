@@ -49,7 +49,6 @@ type Option func(*options)
 // WithLogger sends render logs (log/slog) to l. Without it nothing is logged.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
 
-
 // WithOrigin names where the files came from, so that error positions read as
 // paths the author can open (a directory for a working copy).
 func WithOrigin(dir string) Option { return func(o *options) { o.origin = dir } }

@@ -1,0 +1,209 @@
+package lint_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"text/template"
+
+	"github.com/promptsmith/promptsmith/engine/funcs"
+	"github.com/promptsmith/promptsmith/engine/lint"
+	"github.com/promptsmith/promptsmith/engine/schema"
+)
+
+// The input schema of the templates under test: title and items are
+// required, admin has a default, style and meta are optional.
+const noteSchema = `{
+  "type": "object", "additionalProperties": false, "required": ["title", "items"],
+  "properties": {
+    "title": {"type": "string", "description": "T."},
+    "style": {"type": "string", "description": "S."},
+    "admin": {"type": "boolean", "default": false, "description": "A."},
+    "items": {"type": "array", "description": "I.",
+      "items": {"type": "object", "required": ["id"],
+        "properties": {"id": {"type": "string", "description": "Id."}, "note": {"type": "string", "description": "N."}}}},
+    "meta": {"type": "object", "description": "M.", "properties": {"source": {"type": "string", "description": "Src."}}},
+    "extra": {"type": "object", "description": "E."}
+  }
+}`
+
+// check lints main.md.tmpl, which runs on the whole input, beside a partial
+// part.md.tmpl, which runs on what its caller passes, as the engine parses
+// them: one set, with the engine's functions.
+func check(t *testing.T, main string) []string {
+	t.Helper()
+	set, err := schema.Load(fstest.MapFS{"schemas/note.schema.json": {Data: []byte(noteSchema)}}, "lib")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := set.Get("note")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tmpl *template.Template
+	env := &funcs.Env{Templates: func() *template.Template { return tmpl }}
+	tmpl = template.New("note").Option("missingkey=error").Funcs(funcs.Map(env))
+	for name, src := range map[string]string{"main.md.tmpl": main, "part.md.tmpl": "{{ .anything }}{{ .at.all }}"} {
+		if _, err := tmpl.New(name).Parse(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out []string
+	for _, f := range lint.Check(lint.Templates{
+		Set:      tmpl,
+		Dir:      "templates/note",
+		Root:     sc.Root(),
+		Extra:    []string{"note_id"},
+		RootData: func(name string) bool { return name == "main.md.tmpl" },
+	}) {
+		out = append(out, f.String())
+	}
+	return out
+}
+
+const at = "templates/note/main.md.tmpl:"
+
+func optional(pos, path, object, name string) string {
+	return fmt.Sprintf(`%s%s: warning: %s is optional (not required, no default): reading it fails when an input leaves it out; `+
+		`guard it with {{ if hasKey %s %q }} or read it with get %s %q`, at, pos, path, object, name, object, name)
+}
+
+// TestCheck holds what lint finds in a template: a field the schema does
+// not define, wherever the template reads it (the dot, $, a variable, get,
+// hasKey, inside with and range, through find and take), with the closest
+// name or the names there are; an optional field read without a guard; an
+// include or template of a name the set does not hold. What a guard
+// protects, what the engine adds (at the top level only), what a partial
+// reads and the fields of list items are not findings. A position is
+// text/template's: line, then the byte offset in the line from 0, of the
+// node's last token.
+func TestCheck(t *testing.T) {
+	const fields = "the fields here are: admin, extra, items, meta, style, title, note_id"
+	cases := []struct {
+		name string
+		tmpl string
+		want []string
+	}{
+		{"clean", "{{ .title }}{{ .admin }}{{ range .items }}{{ .id }}{{ end }}", nil},
+		{"a misspelt field", "{{ .titel }}",
+			[]string{at + `1:3: error: .titel: the schema defines no field "titel" here; did you mean "title"?`}},
+		{"no name near", "\n\n{{ .zzzzzzzz }}",
+			[]string{at + `3:3: error: .zzzzzzzz: the schema defines no field "zzzzzzzz" here; ` + fields}},
+		{"in a branch", "{{ if .admin }}\n  {{ .titel }}{{ end }}",
+			[]string{at + `2:5: error: .titel: the schema defines no field "titel" here; did you mean "title"?`}},
+		{"in an else branch of with", "{{ with .items }}{{ else }}{{ .titel }}{{ end }}",
+			[]string{at + `1:30: error: .titel: the schema defines no field "titel" here; did you mean "title"?`}},
+		{"the engine's names", "{{ .note_id }}{{ .note_idd }}",
+			[]string{at + `1:17: error: .note_idd: the schema defines no field "note_idd" here; did you mean "note_id"?`}},
+		{"the engine's names only at the top", "{{ with get . \"meta\" }}{{ .note_id }}{{ end }}",
+			[]string{at + `1:26: error: .meta.note_id: the schema defines no field "note_id" here; the fields here are: source`}},
+		{"inside range, the dot is an item", "{{ range .items }}{{ .idd }}{{ end }}",
+			[]string{at + `1:21: error: .items[].idd: the schema defines no field "idd" here; did you mean "id"?`}},
+		{"range variables", "{{ range $i, $x := .items }}{{ $x.idd }}{{ $i.any }}{{ end }}",
+			[]string{at + `1:33: error: .items[].idd: the schema defines no field "idd" here; did you mean "id"?`}},
+		{"$ inside with", "{{ with .items }}{{ $.titl }}{{ end }}",
+			[]string{at + `1:21: error: .titl: the schema defines no field "titl" here; did you mean "title"?`}},
+		{"a variable holds its place", "{{ $m := get . \"meta\" }}{{ $m.sourc }}",
+			[]string{at + `1:29: error: .meta.sourc: the schema defines no field "sourc" here; did you mean "source"?`}},
+		{"get and hasKey name fields", "{{ if hasKey . \"stlye\" }}{{ get . \"bdy\" }}{{ end }}", []string{
+			at + `1:15: error: .stlye: the schema defines no field "stlye" here; did you mean "style"?`,
+			at + `1:34: error: .bdy: the schema defines no field "bdy" here; ` + fields}},
+		{"find gives an item", "{{ (find \"id\" \"a\" .items).nte }}",
+			[]string{at + `1:25: error: .items[].nte: the schema defines no field "nte" here; did you mean "note"?`}},
+		{"take keeps the items", "{{ range take 2 .items }}{{ .idd }}{{ end }}",
+			[]string{at + `1:28: error: .items[].idd: the schema defines no field "idd" here; did you mean "id"?`}},
+		{"what a pipe gives is not known", "{{ range .items | take 2 }}{{ .idd }}{{ end }}", nil},
+		{"an object that names nothing", "{{ with .extra }}{{ .anything }}{{ end }}",
+			[]string{optional("1:8", ".extra", ".", "extra")}},
+		{"an optional field", "{{ .style }}", []string{optional("1:3", ".style", ".", "style")}},
+		{"an optional field in a condition", "{{ if .style }}x{{ end }}", []string{optional("1:6", ".style", ".", "style")}},
+		{"an optional nested field", "{{ if hasKey . \"meta\" }}{{ .meta.source }}{{ end }}",
+			[]string{optional("1:32", ".meta.source", ".meta", "source")}},
+		{"an optional field, once however often it is read", "{{ if hasKey .meta \"source\" }}{{ end }}",
+			[]string{optional("1:13", ".meta", ".", "meta")}},
+		{"optional fields of items are the range's to guard", "{{ range .items }}{{ .note }}{{ end }}", nil},
+		{"guards", "{{ if hasKey . \"style\" }}{{ .style }}{{ end }}" +
+			"{{ with get . \"style\" }}{{ . }}{{ end }}" +
+			"{{ $has := hasKey . \"style\" }}{{ if $has }}{{ .style }}{{ end }}" +
+			"{{ $no := not (hasKey . \"style\") }}{{ if $no }}x{{ else }}{{ .style }}{{ end }}" +
+			"{{ if not (hasKey . \"style\") }}x{{ else }}{{ .style }}{{ end }}" +
+			"{{ if and (hasKey . \"style\") (eq .style \"x\") }}y{{ end }}", nil},
+		{"an include of a template that is not there", "{{ include \"nope.md.tmpl\" . }}{{ include \"part.md.tmpl\" . }}",
+			[]string{at + `1:11: error: include "nope.md.tmpl": no such template; the templates are: main.md.tmpl, part.md.tmpl`}},
+		{"a template that is not there", "{{ template \"_x.tmpl\" . }}{{ template \"part.md.tmpl\" . }}",
+			[]string{at + `1:12: error: no template "_x.tmpl"; the templates are: main.md.tmpl, part.md.tmpl`}},
+		{"an include by a computed name is not checked", "{{ include (printf \"%s.md.tmpl\" .title) . }}", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := check(t, c.tmpl); !slices.Equal(got, c.want) {
+				t.Errorf("lint says\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(c.want, "\n  "))
+			}
+		})
+	}
+}
+
+// TestFindingString holds how a finding is written: position, severity,
+// message.
+func TestFindingString(t *testing.T) {
+	cases := []struct {
+		f    lint.Finding
+		want string
+	}{
+		{lint.Finding{Position: "a.tmpl:1:2", Severity: lint.Error, Message: "m"}, "a.tmpl:1:2: error: m"},
+		{lint.Finding{Position: "b.json:3:4", Severity: lint.Warning, Message: "n"}, "b.json:3:4: warning: n"},
+	}
+	for _, c := range cases {
+		t.Run(c.want, func(t *testing.T) {
+			if got := c.f.String(); got != c.want {
+				t.Errorf("String() = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestCheckOrder holds that the findings of a template come in the order of
+// their positions in it.
+func TestCheckOrder(t *testing.T) {
+	t.Skip("bug: Check sorts findings by comparing positions as strings, so column 18 comes before column 6 of a line, and line 10 before line 9")
+	cases := []struct {
+		name string
+		tmpl string
+		want []string // positions, in order
+	}{
+		{"columns", "{{ .a }}         {{ .b }}", []string{"1:3", "1:20"}},
+		{"lines", strings.Repeat("\n", 8) + "{{ .a }}\n{{ .b }}", []string{"9:3", "10:3"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, f := range check(t, c.tmpl) {
+				pos, _, _ := strings.Cut(strings.TrimPrefix(f, at), ": ")
+				got = append(got, pos)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("positions %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// TestCheckAndGuard holds that a hasKey test joined to others with and
+// guards the body of the if it conditions, as a lone hasKey does: the body
+// runs only when the field is there.
+func TestCheckAndGuard(t *testing.T) {
+	t.Skip(`bug: guardsOf reads only a condition whose command is hasKey or get itself, so {{ if and (hasKey . "style") .style }}{{ .style }}{{ end }} warns that the body's .style is read without a guard`)
+	cases := []struct{ name, tmpl string }{
+		{"and", "{{ if and (hasKey . \"style\") (ne .style \"\") }}{{ .style }}{{ end }}"},
+		{"and, the read alone", "{{ if and (hasKey . \"style\") .admin }}{{ .style }}{{ end }}"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := check(t, c.tmpl); len(got) != 0 {
+				t.Errorf("lint says\n  %s", strings.Join(got, "\n  "))
+			}
+		})
+	}
+}
