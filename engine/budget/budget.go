@@ -129,9 +129,15 @@ type Applied struct {
 }
 
 // Apply makes the first k cuts (0 ≤ k ≤ Total).
+//
+// Every unit names its field by its pointer into the document as written,
+// so the cuts are gathered first and made in one pass over the document,
+// each at its place in the original: a text cut inside a list item, or a
+// list inside another, lands on the item it names whatever the enclosing
+// list drops, and survives that list's cut.
 func (p *Plan) Apply(k int) Cut {
 	c := Cut{Root: p.doc.Root, Dropped: map[string]bool{}, Omitted: map[string]int{}}
-	dropped := map[string]map[int]bool{} // list pointer → item indexes left out
+	edits := &edit{}
 	for _, u := range p.units {
 		if u.Kind() != manifest.UnitSection {
 			c.Omitted[u.Name] = 0
@@ -147,62 +153,91 @@ func (p *Plan) Apply(k int) Cut {
 			c.Dropped[u.Section] = true
 			a.Dropped = true
 		case manifest.UnitList:
-			if dropped[u.List] == nil {
-				dropped[u.List] = map[int]bool{}
+			e := edits.at(u.List)
+			if e.drop == nil {
+				e.drop = map[int]bool{}
 			}
 			for _, i := range u.order[:n] {
-				dropped[u.List][i] = true
+				e.drop[i] = true
 			}
 			a.Items = n
 		case manifest.UnitText:
 			cut := n + utf8.RuneCountInString(u.MarkerText())
-			keep := clusterStart(u.text, u.runes, len(u.runes)-cut)
-			c.Root = p.set(c.Root, u.Text, u.text[:u.runes[keep]]+u.MarkerText())
-			a.Chars = len(u.runes) - keep
+			keep := clusterBoundary(u.text, u.runes, len(u.runes)-cut, u.Keep)
+			if keep < len(u.runes) {
+				e := edits.at(u.Text)
+				e.value, e.set = u.text[:u.runes[keep]]+u.MarkerText(), true
+				a.Chars = len(u.runes) - keep
+			}
 		}
 		c.Omitted[u.Name] = a.Items + a.Chars
 		c.Units = append(c.Units, a)
 	}
-	for _, ptr := range slices.Sorted(maps.Keys(dropped)) {
-		l := lookup(p.doc.Root, ptr).([]any)
-		kept := make([]any, 0, len(l)-len(dropped[ptr]))
-		for i, e := range l {
-			if !dropped[ptr][i] {
-				kept = append(kept, e)
-			}
-		}
-		c.Root = p.set(c.Root, ptr, kept)
+	if edits.set || edits.drop != nil || len(edits.kids) > 0 {
+		c.Root, _ = p.rebuild(p.doc.Root, edits).(map[string]any)
 	}
 	return c
 }
 
-// set returns root with the value at ptr replaced, copying the objects and
-// lists on the way (keeping their key order) and sharing the rest.
-func (p *Plan) set(root map[string]any, ptr string, value any) map[string]any {
-	var put func(cur any, toks []string) any
-	put = func(cur any, toks []string) any {
-		if len(toks) == 0 {
-			return value
+// edit is what Apply changes at one place of the document, and below it,
+// by the tokens of the original pointers.
+type edit struct {
+	set   bool // the value here is replaced by value, a cut text
+	value any
+	drop  map[int]bool // a list's items left out, by original index
+	kids  map[string]*edit
+}
+
+// at is the edit at ptr below e, made on first use.
+func (e *edit) at(ptr string) *edit {
+	for _, tok := range pointer.Split(ptr) {
+		if e.kids == nil {
+			e.kids = map[string]*edit{}
 		}
-		switch c := cur.(type) {
-		case map[string]any:
-			m := make(map[string]any, len(c))
-			for k, v := range c {
-				m[k] = v
+		if e.kids[tok] == nil {
+			e.kids[tok] = &edit{}
+		}
+		e = e.kids[tok]
+	}
+	return e
+}
+
+// rebuild returns cur with the edits made, copying the objects and lists on
+// their way (keeping key order) and sharing the rest. Edits below a list's
+// items are made by original index before the list drops any.
+func (p *Plan) rebuild(cur any, e *edit) any {
+	if e.set {
+		return e.value
+	}
+	switch c := cur.(type) {
+	case map[string]any:
+		m := maps.Clone(c)
+		for tok, sub := range e.kids {
+			if v, ok := c[tok]; ok {
+				m[tok] = p.rebuild(v, sub)
 			}
-			m[toks[0]] = put(c[toks[0]], toks[1:])
-			p.doc.Record(m, p.doc.Keys(c))
-			return m
-		case []any:
-			l := slices.Clone(c)
-			if i, ok := index(toks[0], len(l)); ok {
-				l[i] = put(l[i], toks[1:])
+		}
+		p.doc.Record(m, p.doc.Keys(c))
+		return m
+	case []any:
+		l := slices.Clone(c)
+		for tok, sub := range e.kids {
+			if i, ok := index(tok, len(l)); ok {
+				l[i] = p.rebuild(l[i], sub)
 			}
+		}
+		if e.drop == nil {
 			return l
 		}
-		return cur
+		kept := make([]any, 0, len(l))
+		for i, x := range l {
+			if !e.drop[i] {
+				kept = append(kept, x)
+			}
+		}
+		return kept
 	}
-	return put(root, pointer.Split(ptr)).(map[string]any)
+	return cur
 }
 
 // dropOrder lists the indexes of the items a list unit may drop, in the
@@ -280,20 +315,33 @@ func lookup(root any, ptr string) any {
 	return v
 }
 
-// clusterStart moves a cut at character i back to the start of the
-// grapheme cluster it falls in, when that is cheap to tell: before
-// combining marks, variation selectors and the characters a zero-width
-// joiner binds, so that an accent or an emoji sequence is never split.
-func clusterStart(s string, runes []int, i int) int {
-	i = max(0, i)
-	for i > 0 && i < len(runes) {
-		r, _ := utf8.DecodeRuneInString(s[runes[i]:])
-		prev, _ := utf8.DecodeRuneInString(s[runes[i-1]:])
-		if !unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) && r != 0x200D && !(r >= 0xFE00 && r <= 0xFE0F) &&
-			!(r >= 0x1F3FB && r <= 0x1F3FF) && prev != 0x200D {
-			break
-		}
-		i--
+// clusterBoundary moves a cut at character i back to the start of the
+// grapheme cluster it falls in, when that is cheap to tell (combining
+// marks, variation selectors, skin tones, what a zero-width joiner binds),
+// so that an accent or an emoji sequence is never split. Where that start
+// lies inside the first keep characters, which are never cut, it moves
+// forward to the cluster's end instead: the cut takes less, not what keep
+// protects. len(runes) means nothing is cut.
+func clusterBoundary(s string, runes []int, i, keep int) int {
+	i = max(keep, i)
+	back := i
+	for back > 0 && back < len(runes) && joined(s, runes, back) {
+		back--
+	}
+	if back >= keep {
+		return back
+	}
+	for i < len(runes) && joined(s, runes, i) {
+		i++
 	}
 	return i
+}
+
+// joined reports whether character i belongs to the cluster of the one
+// before it.
+func joined(s string, runes []int, i int) bool {
+	r, _ := utf8.DecodeRuneInString(s[runes[i]:])
+	prev, _ := utf8.DecodeRuneInString(s[runes[i-1]:])
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) || r == 0x200D || (r >= 0xFE00 && r <= 0xFE0F) ||
+		(r >= 0x1F3FB && r <= 0x1F3FF) || prev == 0x200D
 }

@@ -63,7 +63,7 @@ func Check(t Templates) []Finding {
 		}
 		w.list(tmpl.Tree.Root, &scope{dot: root, vars: map[string]value{"$": root}, guards: map[string]bool{}, tests: map[string]test{}})
 	}
-	slices.SortStableFunc(w.out, func(a, b Finding) int { return strings.Compare(a.Position, b.Position) })
+	slices.SortStableFunc(w.out, func(a, b Finding) int { return problem.ComparePositions(a.Position, b.Position) })
 	return w.out
 }
 
@@ -262,12 +262,18 @@ func (w *walker) command(c *parse.CommandNode, s *scope, piped bool) value {
 	args := c.Args[1:]
 	vals := make([]value, len(args))
 	if id.Ident == "and" || id.Ident == "or" {
-		// hasKey before a read guards the read, as and stops at a false.
+		// An operand runs only when those before it held (and) or failed
+		// (or): what an operand guards guards those after it in an and; in
+		// an or only not hasKey does.
 		inner := s.child()
 		for i, a := range args {
 			vals[i] = w.arg(a, inner)
-			if p, ok := a.(*parse.PipeNode); ok {
-				w.guardsOf(p, inner)
+			if id.Ident == "and" {
+				w.operandGuards(a, inner)
+			} else if p, ok := a.(*parse.PipeNode); ok {
+				if t, ok := w.testOf(p, inner); ok && t.negated {
+					inner.guards[t.path] = true
+				}
 			}
 		}
 		return value{open: true}
@@ -374,24 +380,74 @@ func (w *walker) field(n parse.Node, v value, name string, s *scope, read bool) 
 	return value{node: child, path: path}
 }
 
-// guardsOf marks the fields a condition makes safe to read: those it
-// tests with hasKey, reads with get, or tests for being set (if .a).
+// guardsOf marks the fields a condition makes safe to read where it holds:
+// those it tests with hasKey, reads with get, or tests for being set (if .a:
+// templates run with missingkey=error, so the condition itself fails when
+// .a is missing), and all those of the operands of an and, which holds only
+// when each of them does. An or guards none: it holds when any one does.
 func (w *walker) guardsOf(p *parse.PipeNode, s *scope) {
 	if p == nil {
 		return
 	}
 	for _, c := range p.Cmds {
-		if len(c.Args) < 3 {
-			continue
-		}
-		id, ok := c.Args[0].(*parse.IdentifierNode)
-		if !ok || (id.Ident != "hasKey" && id.Ident != "get") {
-			continue
-		}
+		w.commandGuards(c, s)
+	}
+}
+
+// commandGuards marks the fields one command of a condition guards.
+func (w *walker) commandGuards(c *parse.CommandNode, s *scope) {
+	if len(c.Args) == 1 {
+		w.operandGuards(c.Args[0], s)
+		return
+	}
+	id, ok := c.Args[0].(*parse.IdentifierNode)
+	if !ok {
+		return
+	}
+	switch {
+	case (id.Ident == "hasKey" || id.Ident == "get") && len(c.Args) >= 3:
 		obj := w.arg(c.Args[1], s)
 		if name, ok := c.Args[2].(*parse.StringNode); ok && !obj.open {
 			s.guards[obj.path+"/"+name.Text] = true
 		}
+	case id.Ident == "and":
+		// In order: an operand runs only once those before it held, so
+		// their guards are its own, as they are the body's.
+		for _, a := range c.Args[1:] {
+			w.operandGuards(a, s)
+		}
+	}
+}
+
+// operandGuards marks the fields one operand guards where it holds: a
+// condition in parentheses, a variable holding a hasKey test, or a field
+// read (with every field on its way).
+func (w *walker) operandGuards(a parse.Node, s *scope) {
+	switch a := a.(type) {
+	case *parse.PipeNode:
+		w.guardsOf(a, s)
+		if t, ok := w.testOf(a, s); ok && !t.negated {
+			s.guards[t.path] = true
+		}
+	case *parse.VariableNode:
+		if t, ok := s.tests[a.Ident[0]]; ok && len(a.Ident) == 1 && !t.negated {
+			s.guards[t.path] = true
+			return
+		}
+		w.readGuards(a, s)
+	case *parse.FieldNode, *parse.ChainNode:
+		w.readGuards(a, s)
+	}
+}
+
+// readGuards marks a field an operand reads, and the fields on its way.
+func (w *walker) readGuards(a parse.Node, s *scope) {
+	v := w.arg(a, s)
+	if v.open {
+		return
+	}
+	for p := v.path; p != ""; p = p[:strings.LastIndexByte(p, '/')] {
+		s.guards[p] = true
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"regexp"
 	"slices"
@@ -166,7 +167,17 @@ func Parse(file string, data []byte) (*Manifest, error) {
 	var m Manifest
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&m); err != nil {
+	err := dec.Decode(&m)
+	if errors.Is(err, io.EOF) {
+		// No document at all (an empty or comment-only file): nothing is
+		// set, which the checks below say in the author's terms.
+		err = nil
+	}
+	var te *yaml.TypeError
+	if err == nil || errors.As(err, &te) {
+		err = withFractions(data, te)
+	}
+	if err != nil {
 		return nil, yamlError(file, data, err)
 	}
 	if len(m.Sections) == 0 {
@@ -245,7 +256,8 @@ func yamlError(file string, data []byte, err error) *problem.Error {
 
 var (
 	unknownField = regexp.MustCompile(`^field (\S+) not found in type manifest\.(\w+)$`)
-	wrongType    = regexp.MustCompile("^cannot unmarshal !!(\\w+) `(.*)` into (.+)$")
+	// yaml.v3 quotes the value of a scalar only, never of a list or mapping.
+	wrongType = regexp.MustCompile("^cannot unmarshal !!(\\w+)( `(.*)`)? into (.+)$")
 )
 
 // authorWords says a yaml.v3 type error as an author reads it: the field
@@ -265,7 +277,10 @@ func authorWords(msg string) *problem.Error {
 		return e
 	}
 	if sm := wrongType.FindStringSubmatch(msg); sm != nil {
-		e.Reason = fmt.Sprintf("expected %s, got %s %q", goTypeWords(sm[3]), yamlTagWords(sm[1]), sm[2])
+		e.Reason = fmt.Sprintf("expected %s, got %s", goTypeWords(sm[4]), yamlTagWords(sm[1]))
+		if sm[2] != "" {
+			e.Reason += fmt.Sprintf(" %q", sm[3])
+		}
 	}
 	return e
 }

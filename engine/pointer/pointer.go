@@ -4,6 +4,7 @@
 package pointer
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -23,9 +24,11 @@ func unescape(tok string) string {
 	return strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
 }
 
-// Split returns the unescaped tokens of ptr; the root ("" or "/") has none.
+// Split returns the unescaped tokens of ptr. Only "" is the root, which has
+// none: "/" is the member "" of the root (RFC 6901), the pointer Append("", "")
+// and Join([]string{""}) build for it.
 func Split(ptr string) []string {
-	if ptr == "" || ptr == "/" {
+	if ptr == "" {
 		return nil
 	}
 	toks := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
@@ -57,6 +60,25 @@ func Parent(ptr string) string {
 		return ptr[:i]
 	}
 	return ""
+}
+
+// Compare orders pointers token by token, a value before the values it
+// holds, and two tokens that are both numbers (array indexes) as numbers:
+// /list/2 before /list/10, which a comparison of the strings gets wrong.
+func Compare(a, b string) int {
+	ta, tb := Split(a), Split(b)
+	for i := range min(len(ta), len(tb)) {
+		x, errX := strconv.Atoi(ta[i])
+		y, errY := strconv.Atoi(tb[i])
+		c := strings.Compare(ta[i], tb[i])
+		if errX == nil && errY == nil && x != y {
+			c = cmp.Compare(x, y)
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(ta), len(tb))
 }
 
 // Valid reports whether ptr has the form of a pointer.

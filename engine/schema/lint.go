@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -72,7 +73,7 @@ func (sc *Schema) Lint() []Problem {
 		}
 	}
 	walk(sc.compiled)
-	slices.SortStableFunc(out, func(a, b Problem) int { return strings.Compare(a.Position, b.Position) })
+	slices.SortStableFunc(out, func(a, b Problem) int { return problem.ComparePositions(a.Position, b.Position) })
 	return out
 }
 

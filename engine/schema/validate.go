@@ -48,7 +48,7 @@ func (sc *Schema) Validate(doc *input.Document) error {
 		}
 	}
 	walk(ve)
-	slices.SortStableFunc(leaves, func(a, b *problem.Error) int { return strings.Compare(a.Field, b.Field) })
+	slices.SortStableFunc(leaves, func(a, b *problem.Error) int { return pointer.Compare(a.Field, b.Field) })
 	leaves = leaves[:min(len(leaves), maxViolations)]
 	for _, e := range leaves {
 		e.Position = doc.Position(e.Field)
