@@ -39,10 +39,10 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// cors adds the CORS headers for an allowed origin, and answers a
-// preflight request (OPTIONS with Access-Control-Request-Method) at once:
-// 204 for an allowed origin, 403 for any other. It reports whether it
-// answered.
+// cors adds the CORS headers for an allowed origin, and answers its
+// preflight request (OPTIONS with Access-Control-Request-Method) at once
+// with 204. It reports whether it answered. guard has refused any other
+// origin already, but the server's own.
 func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	if len(s.CORSOrigins) == 0 {
 		return false
@@ -55,13 +55,7 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	}
 	allowed := slices.Contains(s.CORSOrigins, origin) || slices.Contains(s.CORSOrigins, "*")
 	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
-	if !allowed {
-		if preflight {
-			writeJSONError(w, http.StatusForbidden, &requestError{Kind: engine.KindUsage, Path: r.URL.Path, status: http.StatusForbidden,
-				Reason: "origin " + origin + " may not call this server from a browser",
-				Hints:  []string{"an operator can allow it with --cors-origin " + origin}})
-			return true
-		}
+	if !allowed { // the server's own page: no CORS
 		return false
 	}
 	if slices.Contains(s.CORSOrigins, origin) {

@@ -83,6 +83,7 @@ func wireError(err error) *apiError {
 }
 
 func fromEngine(e *engine.Error) *apiError {
+	e = e.Bounded() // an error quotes a bounded part of the input
 	out := &apiError{Kind: e.Kind, Reason: e.Reason, Field: e.Field, Position: relPosition(e.Position, e.Variant),
 		Variant: e.Variant, Example: e.Example, Level: e.Level, Hints: e.Hints}
 	for _, a := range e.Also {

@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"time"
-
-	"golang.org/x/net/netutil"
 )
 
 // HTTPConfig bounds the connections of the HTTP server: how long each
@@ -22,6 +20,9 @@ type HTTPConfig struct {
 	IdleTimeout       time.Duration // a kept-alive connection waiting for its next request
 	MaxHeaderBytes    int           // request line and headers
 	MaxConns          int           // connections open at once; further ones wait to be accepted
+	MaxConnsPerClient int           // connections open at once from one IP address; further ones are answered 429 and closed
+	MinBodyRate       int64         // bytes a second a request body must arrive at, on average, after BodyRateGrace (0: no minimum)
+	BodyRateGrace     time.Duration // how long a body may take before MinBodyRate applies
 	ShutdownTimeout   time.Duration // how long a shutdown waits for requests in flight
 }
 
@@ -36,15 +37,18 @@ func DefaultHTTPConfig() HTTPConfig {
 		IdleTimeout:       120 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		MaxConns:          512,
+		MaxConnsPerClient: DefaultMaxConnsPerClient,
+		MinBodyRate:       DefaultMinBodyRate,
+		BodyRateGrace:     DefaultBodyRateGrace,
 		ShutdownTimeout:   30 * time.Second,
 	}
 }
 
 // HTTPServer is the one place an http.Server for h is made: with c's
-// timeouts and header limit.
+// timeouts, header limit and minimum body rate.
 func HTTPServer(h http.Handler, c HTTPConfig) *http.Server {
 	return &http.Server{
-		Handler:           h,
+		Handler:           minBodyRate(h, c.MinBodyRate, c.BodyRateGrace, c.ReadTimeout),
 		ReadHeaderTimeout: c.ReadHeaderTimeout,
 		ReadTimeout:       c.ReadTimeout,
 		WriteTimeout:      c.WriteTimeout,
@@ -53,15 +57,14 @@ func HTTPServer(h http.Handler, c HTTPConfig) *http.Server {
 	}
 }
 
-// Serve serves h on ln, at most c.MaxConns connections at once, until ctx
-// ends. Then it stops accepting connections, closes the idle ones, lets
-// the requests in flight finish (for at most c.ShutdownTimeout, after which
-// it closes their connections) and returns: whatever the caller closes
-// after Serve returns (an audit store) has seen every request answered.
+// Serve serves h on ln, at most c.MaxConns connections at once and
+// c.MaxConnsPerClient from one address, until ctx ends. Then it stops
+// accepting connections, closes the idle ones, lets the requests in flight
+// finish (for at most c.ShutdownTimeout, after which it closes their
+// connections) and returns: whatever the caller closes after Serve returns
+// (an audit store) has seen every request answered.
 func Serve(ctx context.Context, ln net.Listener, h http.Handler, c HTTPConfig) error {
-	if c.MaxConns > 0 {
-		ln = netutil.LimitListener(ln, c.MaxConns)
-	}
+	ln = limitConns(ln, c.MaxConns, c.MaxConnsPerClient)
 	hs := HTTPServer(h, c)
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()

@@ -27,6 +27,8 @@ type metrics struct {
 	bytes          *prometheus.CounterVec
 	inFlight       prometheus.Gauge
 	queued         prometheus.Gauge
+	bodyBytes      prometheus.Gauge
+	bodiesWaiting  prometheus.Gauge
 	auditWrites    prometheus.Counter
 	auditFailures  prometheus.Counter
 	reloads        prometheus.Counter
@@ -64,6 +66,14 @@ func newMetrics() *metrics {
 			Name: "promptsmith_renders_queued",
 			Help: "Renders waiting for a slot now, at most --max-queue.",
 		}),
+		bodyBytes: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "promptsmith_request_body_bytes",
+			Help: "Bytes of request bodies held now (reserved before they are read), at most --max-renders × --max-body.",
+		}),
+		bodiesWaiting: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "promptsmith_request_bodies_waiting",
+			Help: "Requests waiting for room to hold their body before it is read, at most --max-queue.",
+		}),
 		auditWrites: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "promptsmith_audit_writes_total",
 			Help: "Rendered prompts handed to the audit store.",
@@ -89,7 +99,7 @@ func newMetrics() *metrics {
 			Help: "HTTP requests by route (the pattern matched, empty for none) and status code.",
 		}, []string{"route", "code"}),
 	}
-	m.registry.MustRegister(m.renders, m.duration, m.wait, m.bytes, m.inFlight, m.queued,
+	m.registry.MustRegister(m.renders, m.duration, m.wait, m.bytes, m.inFlight, m.queued, m.bodyBytes, m.bodiesWaiting,
 		m.auditWrites, m.auditFailures, m.reloads, m.reloadFailures, m.library, m.requests,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

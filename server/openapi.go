@@ -168,9 +168,14 @@ func (d *docBuilder) responses() map[string]any {
 		"BadRequest":       response("The request itself is wrong: a query parameter (error.parameter) or the body could not be read.", errBody),
 		"NotFound":         response("No such variant (error.variant), example (error.example) or path (error.path).", errBody),
 		"MethodNotAllowed": response("The path does not answer this method; Allow lists those it does.", errBody, "Allow"),
-		"TooLarge":         response("The body is over the server's --max-body.", errBody),
-		"Internal":         response("The library or the server failed (a template error, an audit write that failed); the server logs it.", errBody),
-		"Unavailable":      response("Every render slot and queue place is taken (--max-renders, --max-queue), or the render ran past --render-timeout: retry after Retry-After seconds.", errBody, "Retry-After"),
+		"TooLarge":         response("The body is over the server's --max-body (refused before it is read when Content-Length says so); the connection is closed.", errBody),
+		"RequestTimeout":   response("The body arrived slower than the server's --min-body-rate, or not within its --read-timeout; the connection is closed.", errBody),
+		"UnsupportedMediaType": response("The body's Content-Type is not one the endpoint reads (JSON or YAML for an input, text for a prompt), "+
+			"or a browser page sent none; the connection is closed.", errBody),
+		"Forbidden":   response("The request comes from a browser page of an origin the server does not allow (--cors-origin).", errBody),
+		"Misdirected": response("The request's Host is not a name of the server (a loopback name, the host of --addr, an --allow-host).", errBody),
+		"Internal":    response("The library or the server failed (a template error, an audit write that failed); the server logs it.", errBody),
+		"Unavailable": response("Every render slot and queue place is taken (--max-renders, --max-queue), or the render ran past --render-timeout: retry after Retry-After seconds.", errBody, "Retry-After"),
 	}
 	if d.s.Token != "" {
 		r["Unauthorized"] = response("The request has no bearer token, or not the server's.", errBody, "WWW-Authenticate")
@@ -206,7 +211,8 @@ func (d *docBuilder) operation(method, path string, inputs []any) (map[string]an
 	inputBody := map[string]any{
 		"required": true,
 		"description": "The input of the variant named in the path, as JSON or YAML: components.schemas.<variant>Input, " +
-			"the same schema GET /v1/variants/{variant}/schema answers.",
+			"the same schema GET /v1/variants/{variant}/schema answers. application/x-yaml, text/yaml, text/x-yaml and " +
+			"any +json or +yaml type are taken too; text/plain and form types are refused (415).",
 		"content": map[string]any{
 			"application/json": map[string]any{"schema": map[string]any{"anyOf": inputs}},
 			"application/yaml": map[string]any{"schema": map[string]any{"anyOf": inputs}},
@@ -299,8 +305,11 @@ func (d *docBuilder) operation(method, path string, inputs []any) (map[string]an
 			map[string]any{"name": "region", "in": "query", "description": "The verbatim region to read; needed when the variant declares several.",
 				"schema": map[string]any{"type": "string"}},
 		}
-		op["requestBody"] = map[string]any{"required": true, "description": "A rendered prompt.",
-			"content": content("text/plain", map[string]any{"type": "string"})}
+		op["requestBody"] = map[string]any{"required": true, "description": "A rendered prompt, as text/plain or text/markdown.",
+			"content": map[string]any{
+				"text/plain":    map[string]any{"schema": map[string]any{"type": "string"}},
+				"text/markdown": map[string]any{"schema": map[string]any{"type": "string"}},
+			}}
 		responses["200"] = response("The embedded prompt.", content("application/json", of(extracted{})))
 		responses["400"] = responseRef("BadRequest")
 		responses["404"] = responseRef("NotFound")
@@ -320,7 +329,7 @@ func (d *docBuilder) operation(method, path string, inputs []any) (map[string]an
 		op["summary"] = "Prometheus metrics"
 		op["description"] = "promptsmith_renders_total{variant,outcome}, promptsmith_render_duration_seconds{variant}, " +
 			"promptsmith_render_queue_seconds, promptsmith_rendered_bytes_total{variant}, promptsmith_renders_in_flight, " +
-			"promptsmith_renders_queued, promptsmith_audit_writes_total, promptsmith_audit_failures_total, " +
+			"promptsmith_renders_queued, promptsmith_request_body_bytes, promptsmith_request_bodies_waiting, promptsmith_audit_writes_total, promptsmith_audit_failures_total, " +
 			"promptsmith_library_reloads_total, promptsmith_library_reload_failures_total, " +
 			"promptsmith_library_info{library,library_short,version}, promptsmith_http_requests_total{route,code}, and the Go runtime's and the process's."
 		responses["200"] = response("The metrics, in the Prometheus text format.", content("text/plain", map[string]any{"type": "string"}))
@@ -336,6 +345,14 @@ func (d *docBuilder) operation(method, path string, inputs []any) (map[string]an
 	}
 	if d.s.Token != "" && path != "/healthz" {
 		responses["401"] = responseRef("Unauthorized")
+	}
+	if path != "/healthz" {
+		responses["403"] = responseRef("Forbidden")
+		responses["421"] = responseRef("Misdirected")
+	}
+	if method == "POST" {
+		responses["408"] = responseRef("RequestTimeout")
+		responses["415"] = responseRef("UnsupportedMediaType")
 	}
 	op["operationId"] = operationID(method, path)
 	op["responses"] = responses

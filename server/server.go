@@ -18,11 +18,13 @@
 //	GET  /healthz
 //	GET  /                                            a preview page for authors, built on the calls above
 //
-// A Server bounds the renders that run at once (MaxRenders, MaxQueue) and
-// the time one may take (RenderTimeout), checks an optional bearer token
-// (Token) and answers browsers of the origins in CORSOrigins. HTTPServer
-// and Serve put it on a listener with timeouts, a connection limit and a
-// graceful shutdown.
+// A Server bounds the renders that run at once (MaxRenders, MaxQueue),
+// the time one may take (RenderTimeout) and the bytes of request bodies it
+// holds (MaxBody in each render slot), checks an optional bearer token
+// (Token), answers only to its own names (AllowedHosts) and answers
+// browsers of the origins in CORSOrigins alone. HTTPServer and Serve put
+// it on a listener with timeouts, a minimum body rate, a connection limit
+// in all and for each client, and a graceful shutdown.
 package server
 
 import (
@@ -31,7 +33,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -44,6 +45,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
 )
 
@@ -91,6 +93,12 @@ type Server struct {
 	// MaxEventStreams bounds the streams of GET /v1/events open at once
 	// (DefaultMaxEventStreams).
 	MaxEventStreams int
+	// AllowedHosts are the names a request's Host may give besides the
+	// loopback ones and the address the request came in on (render serve:
+	// the host of --addr and each --allow-host); "*" allows any. Any other
+	// Host is answered 421, so that a site rebound to the server's address
+	// (DNS rebinding) cannot use it from a browser. See checkHost.
+	AllowedHosts []string
 
 	state    atomic.Pointer[state]
 	metrics  *metrics
@@ -98,6 +106,13 @@ type Server struct {
 	routes   []route
 	gateOnce sync.Once
 	gate     *gate
+	// budgetOnce makes budget, the bytes of bodies held at once (bodies).
+	budgetOnce sync.Once
+	budget     *bodyBudget
+	// bodyHook, when set (by a test), is called with 1 when a request
+	// starts reading its body, in the budget, and with -1 when it gives its
+	// room back.
+	bodyHook func(delta int)
 	events   events
 	counters counters
 	gen      atomic.Uint64
@@ -239,11 +254,14 @@ func (s *Server) renderGate() *gate {
 	return s.gate
 }
 
-// ServeHTTP answers CORS preflights, checks the bearer token and routes the
-// request, counting it by route and status.
+// ServeHTTP refuses a request not meant for this server or from a page
+// that may not call it (guard), answers CORS preflights, checks the bearer
+// token and routes the request, counting it by route and status. All of
+// that before a byte of the body is read; an answer to a request whose
+// body was not read whole closes the connection (dropUnread).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	sw := &statusWriter{ResponseWriter: w}
-	if s.cors(sw, r) || (r.URL.Path != "/healthz" && !s.authorized(sw, r)) {
+	sw := &statusWriter{ResponseWriter: w, body: watchBody(r)}
+	if s.guard(sw, r) || s.cors(sw, r) || (r.URL.Path != "/healthz" && !s.authorized(sw, r)) {
 		_, r.Pattern = s.mux.Handler(r) // answered already: only the route is wanted
 	} else {
 		s.mux.ServeHTTP(sw, r)
@@ -393,10 +411,11 @@ func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, lib *engin
 	if err != nil {
 		return 0, err, outcomeInputError
 	}
-	body, err := s.body(w, r)
+	body, release, err := s.body(w, r, inputBody)
 	if err != nil {
-		return 0, err, outcomeInputError
+		return 0, err, bodyOutcome(err)
 	}
+	defer release()
 	ctx, cancel := s.renderContext(r.Context())
 	defer cancel()
 	if err := s.enter(ctx); err != nil {
@@ -489,7 +508,7 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 	if d := r.URL.Query().Get("depth"); d != "" {
 		n, err := strconv.Atoi(d)
 		if err != nil || n < 1 {
-			s.writeError(w, r, &requestError{Kind: engine.KindUsage, Parameter: "depth", Reason: fmt.Sprintf("depth %q is not a whole number of 1 or more", d)})
+			s.writeError(w, r, &requestError{Kind: engine.KindUsage, Parameter: "depth", Reason: fmt.Sprintf("depth %s is not a whole number of 1 or more", problem.Quote(d))})
 			return
 		}
 		depth = n
@@ -499,11 +518,12 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	body, err := s.body(w, r)
+	body, release, err := s.body(w, r, promptBody)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	defer release()
 	ctx, cancel := s.renderContext(r.Context())
 	defer cancel()
 	if err := s.enter(ctx); err != nil {
@@ -517,22 +537,6 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, extracted{Depth: depth, Region: vb.Name, Text: text})
-}
-
-// body reads a request's body, at most MaxBody bytes of it; past them the
-// connection is closed after the answer.
-func (s *Server) body(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.MaxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, &requestError{Kind: engine.KindUsage, status: http.StatusRequestEntityTooLarge,
-				Reason: fmt.Sprintf("the request body is over %d bytes", s.MaxBody),
-				Hints:  []string{"start the server with a larger --max-body"}}
-		}
-		return nil, &requestError{Kind: engine.KindUsage, Reason: "cannot read the request body: " + err.Error(), err: err}
-	}
-	return data, nil
 }
 
 // writeError answers with an error and the status its kind calls for; the
@@ -575,15 +579,19 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// statusWriter remembers the status a handler answered with.
+// statusWriter remembers the status a handler answered with, and closes
+// the connection after an answer to a request whose body it did not read
+// whole (dropUnread).
 type statusWriter struct {
 	http.ResponseWriter
 	code int
+	body *bodyWatch // nil without a body
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.code == 0 {
 		w.code = code
+		dropUnread(w.ResponseWriter, w.body)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
@@ -591,6 +599,7 @@ func (w *statusWriter) WriteHeader(code int) {
 func (w *statusWriter) Write(p []byte) (int, error) {
 	if w.code == 0 {
 		w.code = http.StatusOK
+		dropUnread(w.ResponseWriter, w.body)
 	}
 	return w.ResponseWriter.Write(p)
 }

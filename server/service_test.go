@@ -195,8 +195,8 @@ func TestToken(t *testing.T) {
 }
 
 // TestCORS: an allowed origin gets its preflight answered and may read the
-// answers; any other gets none of that. Without --cors-origin no CORS
-// header is sent at all.
+// answers; any other gets 403 and none of that. Without --cors-origin no
+// CORS header is sent at all.
 func TestCORS(t *testing.T) {
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
@@ -218,25 +218,29 @@ func TestCORS(t *testing.T) {
 	if resp := preflight("https://evil.example"); resp.StatusCode != 403 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("preflight from another origin: %d %v", resp.StatusCode, resp.Header)
 	}
-	resp, _ = call(t, ts, "POST", "/v1/render/delegation", input, "tok", "Origin", "https://app.example")
+	resp, _ = call(t, ts, "POST", "/v1/render/delegation", input, "tok", "Origin", "https://app.example", "Content-Type", "application/json")
 	if resp.StatusCode != 200 || resp.Header.Get("Access-Control-Allow-Origin") != "https://app.example" ||
 		!strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "X-Promptsmith-Library") {
 		t.Errorf("a call from an allowed origin: %d %v", resp.StatusCode, resp.Header)
 	}
-	resp, _ = call(t, ts, "POST", "/v1/render/delegation", input, "", "Origin", "https://app.example")
+	resp, _ = call(t, ts, "POST", "/v1/render/delegation", input, "", "Origin", "https://app.example", "Content-Type", "application/json")
 	if resp.StatusCode != 401 || resp.Header.Get("Access-Control-Allow-Origin") == "" {
 		t.Errorf("a browser must be able to read a 401: %d %v", resp.StatusCode, resp.Header)
 	}
-	resp, _ = call(t, ts, "POST", "/v1/render/delegation", input, "tok", "Origin", "https://evil.example")
-	if resp.Header.Get("Access-Control-Allow-Origin") != "" {
-		t.Errorf("another origin was allowed: %v", resp.Header)
+	resp, _ = call(t, ts, "POST", "/v1/render/delegation", input, "tok", "Origin", "https://evil.example", "Content-Type", "application/json")
+	if resp.StatusCode != 403 || resp.Header.Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("another origin was allowed: %d %v", resp.StatusCode, resp.Header)
 	}
 
 	plain := httptest.NewServer(server.New(lib))
 	defer plain.Close()
 	resp, _ = call(t, plain, "OPTIONS", "/v1/render/delegation", "", "", "Origin", "https://app.example", "Access-Control-Request-Method", "POST")
+	if resp.Header.Get("Access-Control-Allow-Origin") != "" || resp.StatusCode != 403 {
+		t.Errorf("no --cors-origin, a preflight: %d %v", resp.StatusCode, resp.Header)
+	}
+	resp, _ = call(t, plain, "OPTIONS", "/v1/render/delegation", "", "")
 	if resp.Header.Get("Access-Control-Allow-Origin") != "" || resp.Header.Get("Allow") != "POST, OPTIONS" || resp.StatusCode != 204 {
-		t.Errorf("no --cors-origin: %d %v", resp.StatusCode, resp.Header)
+		t.Errorf("no --cors-origin, OPTIONS: %d %v", resp.StatusCode, resp.Header)
 	}
 }
 

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/server"
 	"github.com/spf13/cobra"
@@ -26,11 +25,11 @@ func (a *app) serveCommand() *cobra.Command {
 	var maxBody int64
 	var watch bool
 	maxEventStreams := server.DefaultMaxEventStreams
-	var cors []string
+	var cors, allowHosts []string
 	renderTimeout, maxRenders, maxQueue := server.DefaultRenderTimeout, runtime.GOMAXPROCS(0), server.DefaultMaxQueue
 	httpConfig := server.DefaultHTTPConfig()
 	cmd := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT] [--templates DIR [--watch]] [--token-file FILE] [--cors-origin ORIGIN]...",
+		Use:   "serve [--addr HOST:PORT] [--templates DIR [--watch]] [--token-file FILE] [--cors-origin ORIGIN]... [--allow-host NAME]...",
 		Short: "Serve the HTTP API: render, check, extract, variants and schemas as JSON",
 		Long: `serve answers the same requests as the CLI over HTTP, for runtimes in any language:
 
@@ -48,6 +47,15 @@ Input errors answer 422, unknown variants 404, library errors 500, each as
 {"error": {"kind", "reason", "field", "position", "hints", ...}}.
 At most --max-renders renders run at once and --max-queue more wait; past
 that, and past --render-timeout, the server answers 503 with Retry-After.
+A body is read only once there is room for it in --max-renders × --max-body
+bytes, and must arrive at --min-body-rate; one client address may hold
+--max-conns-per-client connections.
+The server answers only to loopback names, the host of --addr, the address
+it was reached on and each --allow-host (421 otherwise: DNS rebinding), and
+to browser pages of its own origin and each --cors-origin (403 otherwise).
+A render or check body must be JSON or YAML by its Content-Type (415
+otherwise; none at all is taken from clients that are not browsers).
+/healthz is outside these checks, for load balancers' probes.
 SIGTERM or SIGINT stops taking connections, lets the requests in flight
 finish (for at most --shutdown-timeout) and then closes the audit store.
 With --audit FILE or URL every rendered prompt is recorded (see render audit);
@@ -69,6 +77,7 @@ in place of the prompt.`,
 			srv.MaxBody = maxBody
 			srv.Logger = slog.New(slog.NewTextHandler(a.stderr, nil))
 			srv.CORSOrigins = cors
+			srv.AllowedHosts = serveHosts(addr, allowHosts)
 			srv.RenderTimeout, srv.MaxRenders, srv.MaxQueue = renderTimeout, maxRenders, maxQueue
 			srv.Tokens, srv.MaxEventStreams = a.tokens, maxEventStreams
 			if a.templates != "" { // golden files and lint for the preview page
@@ -80,7 +89,7 @@ in place of the prompt.`,
 				}
 			}
 			if a.audit != "" {
-				store, err := audit.Open(a.audit)
+				store, err := a.openAudit(false)
 				if err != nil {
 					return auditError(err)
 				}
@@ -121,11 +130,12 @@ in place of the prompt.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (loopback by default)")
-	f.Int64Var(&maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes")
+	f.Int64Var(&maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes (413); the server holds at most --max-renders times this in bodies at once")
 	f.BoolVar(&watch, "watch", false, "reload --templates DIR when its files change; the preview page at / follows")
 	f.IntVar(&maxEventStreams, "max-event-streams", maxEventStreams, "preview pages (event streams of --watch) open at once")
 	f.StringVar(&tokenFile, "token-file", "", "require the bearer token in this file on every request but /healthz")
-	f.StringArrayVar(&cors, "cors-origin", nil, "let pages of this origin (https://host[:port]) call the API from a browser; repeatable; \"*\" for any")
+	f.StringArrayVar(&cors, "cors-origin", nil, "let pages of this origin (https://host[:port]) call the API from a browser; repeatable; \"*\" for any; pages of other origins but the server's own get 403")
+	f.StringArrayVar(&allowHosts, "allow-host", nil, "answer requests whose Host is this name too, besides loopback names, the host of --addr and the address the server was reached on; repeatable; \"*\" for any (only behind a proxy that checks Host, or with --token-file)")
 	f.DurationVar(&renderTimeout, "render-timeout", renderTimeout, "longest one render may take, waiting for a slot included (0: no limit)")
 	f.IntVar(&maxRenders, "max-renders", maxRenders, "renders that run at once (the number of CPUs Go uses unless set)")
 	f.IntVar(&maxQueue, "max-queue", maxQueue, "renders that may wait for a slot; past them the server answers 503")
@@ -135,8 +145,22 @@ in place of the prompt.`,
 	f.DurationVar(&httpConfig.IdleTimeout, "idle-timeout", httpConfig.IdleTimeout, "longest time a kept-alive connection waits for its next request")
 	f.IntVar(&httpConfig.MaxHeaderBytes, "max-header-bytes", httpConfig.MaxHeaderBytes, "largest request line and headers in bytes")
 	f.IntVar(&httpConfig.MaxConns, "max-conns", httpConfig.MaxConns, "connections open at once; more wait to be accepted")
+	f.IntVar(&httpConfig.MaxConnsPerClient, "max-conns-per-client", httpConfig.MaxConnsPerClient, "connections open at once from one IP address; more are answered 429 and closed (0: no limit; behind a proxy every client has its address)")
+	f.Int64Var(&httpConfig.MinBodyRate, "min-body-rate", httpConfig.MinBodyRate, "slowest a request body may arrive, in bytes a second on average, once --body-rate-grace has passed; slower ones are answered 408 and closed (0: no minimum)")
+	f.DurationVar(&httpConfig.BodyRateGrace, "body-rate-grace", httpConfig.BodyRateGrace, "how long a request body may take before --min-body-rate applies")
 	f.DurationVar(&httpConfig.ShutdownTimeout, "shutdown-timeout", httpConfig.ShutdownTimeout, "longest wait for the requests in flight on SIGTERM or SIGINT")
 	return cmd
+}
+
+// serveHosts are the names the server answers to besides the loopback ones
+// and the address it was reached on: the host of --addr, unless it is a
+// wildcard address (it names no host), and each --allow-host.
+func serveHosts(addr string, allow []string) []string {
+	host, _, err := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); err != nil || host == "" || ip != nil && ip.IsUnspecified() {
+		return allow
+	}
+	return append([]string{host}, allow...)
 }
 
 // readToken reads the bearer token of --token-file: the file's content

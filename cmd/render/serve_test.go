@@ -13,7 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -193,5 +195,64 @@ func TestReadToken(t *testing.T) {
 	}
 	if r := runCLI(t, "", "serve", "--token-file", filepath.Join(dir, "missing")); r.code != 2 || !strings.Contains(r.stderr, "token file") {
 		t.Errorf("a missing token file: %d %s", r.code, r.stderr)
+	}
+}
+
+// TestServeHosts: the server answers to the host of --addr, unless it is a
+// wildcard address, which names none, and to each --allow-host.
+func TestServeHosts(t *testing.T) {
+	for _, c := range []struct {
+		addr  string
+		allow []string
+		want  []string
+	}{
+		{"127.0.0.1:8080", nil, []string{"127.0.0.1"}},
+		{"[::1]:8080", nil, []string{"::1"}},
+		{"promptsmith.internal:8080", []string{"api.example"}, []string{"promptsmith.internal", "api.example"}},
+		{"0.0.0.0:8080", nil, nil},
+		{"[::]:8080", []string{"api.example"}, []string{"api.example"}},
+		{":8080", []string{"*"}, []string{"*"}},
+	} {
+		if got := serveHosts(c.addr, c.allow); !slices.Equal(got, c.want) {
+			t.Errorf("--addr %s --allow-host %v: %v, want %v", c.addr, c.allow, got, c.want)
+		}
+	}
+}
+
+// TestServeFlagsDocumented: every flag of render serve has its help, and
+// a row in the README's table of them or a mention in its section on the
+// HTTP API.
+func TestServeFlagsDocumented(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(readme)
+	if i := strings.Index(doc, "## The HTTP API"); i >= 0 {
+		doc = doc[i:]
+	}
+	if i := strings.Index(doc[1:], "\n## "); i >= 0 {
+		doc = doc[:i+1]
+	}
+	help := runCLI(t, "", "serve", "--help")
+	flags, _, _ := strings.Cut(help.stdout, "Global Flags:")
+	_, flags, _ = strings.Cut(flags, "\nFlags:\n")
+	flag := regexp.MustCompile(`^\s+(?:-\w, )?--([a-z][a-z-]*)(?: \w+)?\s+(\S.*)?$`)
+	n := 0
+	for _, line := range strings.Split(flags, "\n") {
+		m := flag.FindStringSubmatch(line)
+		if m == nil || m[1] == "help" {
+			continue
+		}
+		n++
+		if m[2] == "" {
+			t.Errorf("--%s has no help", m[1])
+		}
+		if !strings.Contains(doc, "`--"+m[1]) {
+			t.Errorf("--%s is not in the README's section on the HTTP API", m[1])
+		}
+	}
+	if n < 10 {
+		t.Fatalf("found %d flags in render serve --help:\n%s", n, help.stdout)
 	}
 }
