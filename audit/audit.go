@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // Store is an audit store. It is safe for concurrent use, and any number of
@@ -132,14 +133,14 @@ func open(target string, readOnly bool, opts []Option) (*Store, error) {
 	}
 	if err != nil {
 		db.Close()
-		var ae *Error
+		var ae *problem.Error
 		if errors.As(err, &ae) {
 			if ae.Path == "" {
 				ae.Path = where
 			}
 			return nil, err
 		}
-		return nil, &Error{Path: where, Reason: "cannot open the audit store: " + err.Error(), Err: err, Hints: openHints(target)}
+		return nil, &problem.Error{Kind: problem.KindUsage, Path: where, Reason: "cannot open the audit store: " + err.Error(), Err: err, Hints: openHints(target)}
 	}
 	return &Store{db: db, be: be, where: where, readOnly: readOnly, budget: applied[budgetVersion], signed: applied[signatureVersion],
 		key: o.key, now: time.Now}, nil
@@ -196,11 +197,11 @@ type record struct {
 // per segment, about n bytes in all.
 func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 	if s.readOnly {
-		return "", &Error{Path: s.where, Reason: "the audit store was opened read-only; nothing was recorded"}
+		return "", &problem.Error{Kind: problem.KindUsage, Path: s.where, Reason: "the audit store was opened read-only; nothing was recorded"}
 	}
 	top, nodes, err := split(v, res)
 	if err != nil {
-		return "", &Error{Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
+		return "", &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
 	}
 	byHash := make(map[string]*node, len(nodes))
 	for _, n := range nodes {
@@ -225,7 +226,7 @@ func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 	if res.Budget != nil {
 		b, err := json.Marshal(res.Budget)
 		if err != nil {
-			return "", &Error{Path: s.where, Reason: "cannot record the prompt's budget report: " + err.Error(), Err: err}
+			return "", &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "cannot record the prompt's budget report: " + err.Error(), Err: err}
 		}
 		rec.budget = string(b)
 	}
@@ -237,7 +238,7 @@ func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 		}
 	}
 	if err := s.be.write(context.Background(), s.db, rec); err != nil {
-		return "", &Error{Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
+		return "", &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
 	}
 	return top.hash, nil
 }
@@ -270,31 +271,11 @@ var ErrAmbiguous = errors.New("several prompts match")
 // store at the target.
 var ErrNoStore = errors.New("no audit store")
 
-// Error is a problem with the audit store. Path names the database (a file,
+// The store's errors are problem.Errors: Path names the database (a file,
 // or a URL without its password) when it could not be opened, written or
 // verified; Key the hash or id asked for when it names no prompt, or
-// several. Problems lists the rows that failed verification (ErrIntegrity).
-type Error struct {
-	Path     string    `json:"path,omitempty"`
-	Key      string    `json:"key,omitempty"`
-	Reason   string    `json:"reason"`
-	Hints    []string  `json:"hints,omitempty"`
-	Problems []Problem `json:"problems,omitempty"`
-	Err      error     `json:"-"`
-}
-
-func (e *Error) Error() string {
-	subject := e.Path
-	if e.Key != "" {
-		subject = e.Key
-	}
-	if subject == "" || strings.Contains(e.Reason, subject) {
-		return e.Reason
-	}
-	return subject + ": " + e.Reason
-}
-
-func (e *Error) Unwrap() error { return e.Err }
+// several. A read that fails verification (KindIntegrity, ErrIntegrity)
+// lists each row at fault in Also, by table (Path) and address (Key).
 
 // isHex reports whether key could be the start of a hash.
 func isHex(key string) bool {
@@ -339,20 +320,20 @@ func (s *Store) Resolve(key string) (string, error) {
 	}
 	switch len(hashes) {
 	case 0:
-		return "", &Error{Key: key, Reason: "no prompt with this hash or id in the audit store", Err: ErrNotFound,
+		return "", &problem.Error{Kind: problem.KindInput, Key: key, Reason: "no prompt with this hash or id in the audit store", Err: ErrNotFound,
 			Hints: []string{"give a delegation_id, or a prompt's hash (or SHA-256) or a prefix of it, as render audit chain lists them"}}
 	case 1:
 		return hashes[0], nil
 	}
-	return "", &Error{Key: key, Reason: "several prompts match; give more of the hash", Err: ErrAmbiguous}
+	return "", &problem.Error{Kind: problem.KindInput, Key: key, Reason: "several prompts match; give more of the hash", Err: ErrAmbiguous}
 }
 
 func (s *Store) readError(err error) error {
-	return &Error{Path: s.where, Reason: "cannot read the audit store: " + err.Error(), Err: err}
+	return &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "cannot read the audit store: " + err.Error(), Err: err}
 }
 
 func notFound(hash string) error {
-	return &Error{Key: hash, Reason: "no prompt with this hash in the audit store", Err: ErrNotFound,
+	return &problem.Error{Kind: problem.KindInput, Key: hash, Reason: "no prompt with this hash in the audit store", Err: ErrNotFound,
 		Hints: []string{"find the hash with render audit chain, or give a delegation_id"}}
 }
 

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // A migration is one version of the schema, in each database's dialect.
@@ -148,7 +150,7 @@ func applyMigrations(ctx context.Context, tx *sql.Tx, be backend, dialect func(m
 		if _, err := tx.ExecContext(ctx, dialect(m)); err != nil {
 			err = fmt.Errorf("schema version %d (%s): %w", m.version, m.description, err)
 			if len(applied) > 0 { // a store that exists, written by an earlier version
-				return &Error{Reason: "cannot upgrade the audit store to " + err.Error(), Err: err, Hints: upgradeHints(m)}
+				return &problem.Error{Kind: problem.KindUsage, Reason: "cannot upgrade the audit store to " + err.Error(), Err: err, Hints: upgradeHints(m)}
 			}
 			return err
 		}
@@ -196,7 +198,7 @@ func checkNewer(applied map[int]bool, all []migration) error {
 	latest := all[len(all)-1].version
 	for v := range applied {
 		if v > latest {
-			return &Error{Reason: fmt.Sprintf("the audit store has schema version %d, newer than this program knows (%d)", v, latest),
+			return &problem.Error{Kind: problem.KindUsage, Reason: fmt.Sprintf("the audit store has schema version %d, newer than this program knows (%d)", v, latest),
 				Hints: []string{"use the render that wrote it, or a newer one"}}
 		}
 	}
@@ -214,12 +216,12 @@ func checkCurrent(ctx context.Context, q querier, where string) (map[int]bool, e
 	}
 	all := migrations()
 	if err := checkNewer(applied, all); err != nil {
-		err.(*Error).Path = where
+		err.(*problem.Error).Path = where
 		return nil, err
 	}
 	for _, m := range all {
 		if !applied[m.version] && !m.readsWithout {
-			return nil, &Error{Path: where, Reason: fmt.Sprintf("the audit store lacks schema version %d (%s) and is opened read-only", m.version, m.description),
+			return nil, &problem.Error{Kind: problem.KindUsage, Path: where, Reason: fmt.Sprintf("the audit store lacks schema version %d (%s) and is opened read-only", m.version, m.description),
 				Hints: []string{"record one render with --audit pointing at it (that upgrades it), then read again"}}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // migrationLock is the key of the transaction-scoped advisory lock that
@@ -37,7 +38,7 @@ func openPostgres(target string, readOnly bool) (*sql.DB, backend, string, error
 	where := redact(target)
 	cfg, err := pgx.ParseConfig(target)
 	if err != nil {
-		return nil, nil, "", &Error{Path: where, Reason: "not a usable PostgreSQL URL: " + err.Error(), Err: err, Hints: openHints(target)}
+		return nil, nil, "", &problem.Error{Kind: problem.KindUsage, Path: where, Reason: "not a usable PostgreSQL URL: " + err.Error(), Err: err, Hints: openHints(target)}
 	}
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}
@@ -122,7 +123,7 @@ func (b postgresBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, e
 		return nil, err
 	}
 	if !exists {
-		return nil, &Error{Path: b.where, Reason: "no audit store in this database (it has no schema_migrations table)", Err: ErrNoStore,
+		return nil, &problem.Error{Kind: problem.KindUsage, Path: b.where, Reason: "no audit store in this database (it has no schema_migrations table)", Err: ErrNoStore,
 			Hints: []string{"record a render with --audit and this URL first; reading never creates tables"}}
 	}
 	return checkCurrent(ctx, db, b.where)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/audit"
+	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // testKey is a key of the size openssl rand -hex 32 writes.
@@ -206,7 +207,7 @@ func TestKeyMismatch(t *testing.T) {
 	})
 	for _, key := range [][]byte{nil, []byte("short")} {
 		_, err := audit.Open(t.TempDir()+"/a.db", audit.WithKey(key))
-		var ae *audit.Error
+		var ae *problem.Error
 		if !errors.As(err, &ae) || !strings.Contains(err.Error(), "at least 32") {
 			t.Errorf("a key of %d bytes: %v", len(key), err)
 		}
@@ -234,8 +235,8 @@ func TestSignedUpdate(t *testing.T) {
 			t.Fatalf("record mid2 itself without the key: %.12s %v", h, err)
 		}
 		_, err := keyed.Get(f.links[mid2])
-		var ae *audit.Error
-		if !errors.As(err, &ae) || !slices.Contains(rows(ae.Problems), "prompts hash="+f.links[mid2]) || !strings.Contains(err.Error(), "has no signature") {
+		var ae *problem.Error
+		if !errors.As(err, &ae) || !slices.Contains(errorRows(ae.Also), "prompts hash="+f.links[mid2]) || !strings.Contains(err.Error(), "has no signature") {
 			t.Errorf("mid2 after a record without the key, read with it: %v", err)
 		}
 		if e, err := plain.Get(f.links[mid2]); err != nil || e.Variant != "delegation" {

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // Verification. Every read checks what it serves against the addresses it
@@ -54,6 +56,19 @@ func (p Problem) String() string {
 	}
 	b.WriteString(": " + p.Reason)
 	return b.String()
+}
+
+// asError is the problem as one of the rows an integrity error lists: the
+// table as its Path, the row's key as its Key.
+func (p Problem) asError() *problem.Error {
+	key := "hash=" + show(p.Hash)
+	switch {
+	case p.Table == "ids":
+		key = "name=" + show(p.Name) + " value=" + show(p.Value) + " " + key
+	case p.Seq != nil:
+		key += " seq=" + strconv.Itoa(*p.Seq)
+	}
+	return &problem.Error{Kind: problem.KindIntegrity, Path: p.Table, Key: key, Reason: p.Reason}
 }
 
 // show returns s as it is when it is a plain word (an address, an id such
@@ -237,7 +252,11 @@ func (s *Store) integrityError(ps []Problem) error {
 	} else if n > 1 {
 		reason += fmt.Sprintf(" (and %d more problems)", n)
 	}
-	return &Error{Path: s.where, Reason: reason, Err: ErrIntegrity, Problems: ps,
+	also := make([]*problem.Error, len(ps))
+	for i, p := range ps {
+		also[i] = p.asError()
+	}
+	return &problem.Error{Kind: problem.KindIntegrity, Path: s.where, Reason: reason, Err: ErrIntegrity, Also: also,
 		Hints: []string{"render audit verify lists every row of the store that fails verification; nothing that fails is served"}}
 }
 

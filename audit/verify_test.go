@@ -12,6 +12,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // rootSecret is a line of the root prompt that no error may print.
@@ -121,6 +122,16 @@ func rows(ps []audit.Problem) []string {
 	return out
 }
 
+// errorRows names the rows an integrity error lists, as rows does.
+func errorRows(also []*problem.Error) []string {
+	var out []string
+	for _, e := range also {
+		out = append(out, e.Path+" "+e.Key)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // leaks reports whether msg holds a line of a prompt's text.
 func leaks(msg string, texts ...string) bool {
 	for _, text := range texts {
@@ -144,17 +155,17 @@ func (f *fixture) refused(t *testing.T, s *audit.Store, hash string, want []stri
 	}
 	for _, name := range []string{"Get", "Chain", "Links"} {
 		err := reads[name]()
-		var ae *audit.Error
-		if !errors.Is(err, audit.ErrIntegrity) || !errors.As(err, &ae) || len(ae.Problems) == 0 {
+		var ae *problem.Error
+		if !errors.Is(err, audit.ErrIntegrity) || !errors.As(err, &ae) || ae.Kind != problem.KindIntegrity || len(ae.Also) == 0 {
 			t.Errorf("%s(%.12s): %v, want it to fail verification", name, hash, err)
 			continue
 		}
-		for _, row := range rows(ae.Problems) {
+		for _, row := range errorRows(ae.Also) {
 			if !slices.Contains(want, row) {
 				t.Errorf("%s(%.12s) names %s, want one of %v", name, hash, row, want)
 			}
 		}
-		if !strings.Contains(err.Error(), rows(ae.Problems[:1])[0]) {
+		if !strings.Contains(err.Error(), errorRows(ae.Also[:1])[0]) {
 			t.Errorf("%s(%.12s): the error does not name the row: %v", name, hash, err)
 		}
 		if leaks(err.Error(), f.texts...) {

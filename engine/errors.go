@@ -20,6 +20,10 @@ const (
 	KindCheck    = problem.KindCheck    // the rendered prompt failed a check of the manifest
 	KindUsage    = problem.KindUsage    // the call itself is wrong (unknown variant, example)
 	KindInternal = problem.KindInternal // the program's own fault
+	// KindUnavailable: a service that cannot take the call now; retry.
+	KindUnavailable = problem.KindUnavailable
+	// KindIntegrity: stored data (an audit record) that does not verify.
+	KindIntegrity = problem.KindIntegrity
 )
 
 // ErrUnknownVariant is wrapped by the error Variant returns for a name the

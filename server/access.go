@@ -26,8 +26,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	if strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare(got[:], want[:]) == 1 {
 		return true
 	}
-	e := &requestError{Kind: engine.KindUsage, Path: r.URL.Path, status: http.StatusUnauthorized,
-		Reason: "this server needs a bearer token: send Authorization: Bearer <token>"}
+	e := &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path, Reason: "this server needs a bearer token: send Authorization: Bearer <token>", Err: errUnauthorized}
 	challenge := `Bearer realm="promptsmith"`
 	if r.Header.Get("Authorization") != "" {
 		e.Reason = "the bearer token is not the server's"

@@ -80,9 +80,8 @@ func (s *Server) body(w http.ResponseWriter, r *http.Request, kind bodyKind) ([]
 		return nil, nil, err
 	}
 	if r.ContentLength > s.MaxBody {
-		return nil, nil, &requestError{Kind: engine.KindUsage, status: http.StatusRequestEntityTooLarge,
-			Reason: fmt.Sprintf("the request body is %d bytes, over the server's limit of %d", r.ContentLength, s.MaxBody),
-			Hints:  []string{"send a smaller body, or start the server with a larger --max-body"}}
+		return nil, nil, &engine.Error{Kind: engine.KindUsage, Reason: fmt.Sprintf("the request body is %d bytes, over the server's limit of %d", r.ContentLength, s.MaxBody),
+			Hints: []string{"send a smaller body, or start the server with a larger --max-body"}, Err: errTooLarge}
 	}
 	budget := s.bodies()
 	reserved := r.ContentLength
@@ -151,15 +150,15 @@ func (s *Server) waitForRoom(ctx context.Context, budget *bodyBudget, n int64) e
 	case err == nil:
 		return nil
 	case errors.Is(err, errBusy):
-		return &requestError{Kind: KindUnavailable, err: errBusy,
+		return &engine.Error{Kind: engine.KindUnavailable,
 			Reason: "the server holds as many request bodies as its memory budget allows (--max-renders × --max-body bytes), and as many more requests wait for room",
-			Hints:  []string{"retry after the seconds in Retry-After; an operator can raise --max-renders, --max-queue or lower --max-body"}}
+			Hints:  []string{"retry after the seconds in Retry-After; an operator can raise --max-renders, --max-queue or lower --max-body"}, Err: errBusy}
 	case context.Cause(ctx) == errRenderTimeout:
-		return &requestError{Kind: KindUnavailable, err: errRenderTimeout,
+		return &engine.Error{Kind: engine.KindUnavailable,
 			Reason: "no room to hold the request body was freed within the server's --render-timeout",
-			Hints:  []string{"retry after the seconds in Retry-After"}}
+			Hints:  []string{"retry after the seconds in Retry-After"}, Err: errRenderTimeout}
 	}
-	return &requestError{Kind: KindUnavailable, Reason: "the client went away before its body was read", err: err}
+	return &engine.Error{Kind: engine.KindUnavailable, Reason: "the client went away before its body was read", Err: err}
 }
 
 // readError is the error of a body that could not be read whole.
@@ -168,18 +167,17 @@ func (s *Server) readError(err error) error {
 	var slow *slowBodyError
 	switch {
 	case errors.As(err, &tooBig):
-		return &requestError{Kind: engine.KindUsage, status: http.StatusRequestEntityTooLarge,
-			Reason: fmt.Sprintf("the request body is over %d bytes", s.MaxBody),
-			Hints:  []string{"start the server with a larger --max-body"}}
+		return &engine.Error{Kind: engine.KindUsage, Reason: fmt.Sprintf("the request body is over %d bytes", s.MaxBody),
+			Hints: []string{"start the server with a larger --max-body"}, Err: errTooLarge}
 	case errors.As(err, &slow):
-		return &requestError{Kind: engine.KindUsage, status: http.StatusRequestTimeout, Reason: slow.Error(), err: err,
-			Hints: []string{"send the body as fast as the link allows; an operator can lower --min-body-rate or raise --read-timeout"}}
+		return &engine.Error{Kind: engine.KindUsage, Reason: slow.Error(),
+			Hints: []string{"send the body as fast as the link allows; an operator can lower --min-body-rate or raise --read-timeout"}, Err: fmt.Errorf("%w: %w", errSlowBody, err)}
 	case errors.Is(err, os.ErrDeadlineExceeded):
-		return &requestError{Kind: engine.KindUsage, status: http.StatusRequestTimeout, err: err,
+		return &engine.Error{Kind: engine.KindUsage,
 			Reason: "the request body did not arrive within the server's --read-timeout",
-			Hints:  []string{"send the body as fast as the link allows; an operator can raise --read-timeout"}}
+			Hints:  []string{"send the body as fast as the link allows; an operator can raise --read-timeout"}, Err: fmt.Errorf("%w: %w", errSlowBody, err)}
 	}
-	return &requestError{Kind: engine.KindUsage, Reason: "cannot read the request body: " + err.Error(), err: err}
+	return &engine.Error{Kind: engine.KindUsage, Reason: "cannot read the request body: " + err.Error(), Err: err}
 }
 
 // bodyOutcome is the outcome of a render whose body was not read.

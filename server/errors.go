@@ -10,92 +10,60 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 )
 
-// KindUnavailable is the kind of an error the server answers with 503: it
-// cannot take the request now (every render slot and queue place is taken,
-// or the render ran past --render-timeout). Retry after Retry-After seconds.
-const KindUnavailable engine.Kind = "unavailable"
-
-// requestError is a problem with an HTTP request itself, or the server's own
-// fault, rather than with a render: what it concerns is a URL path or a
-// query parameter. It is written in the same body as engine errors:
-// {"error": {"kind", "reason", ...}}.
-type requestError struct {
-	Kind      engine.Kind
-	Reason    string
-	Path      string // the URL path asked for
-	Parameter string // the query parameter at fault
-	Hints     []string
-	status    int // the HTTP status, when the kind does not say it
-	err       error
-}
-
-// Error is the reason with its cause, for the server's log; the body has
-// the reason alone.
-func (e *requestError) Error() string {
-	if e.err != nil {
-		return e.Reason + ": " + e.err.Error()
-	}
-	return e.Reason
-}
-func (e *requestError) Unwrap() error { return e.err }
-
-// apiError is the error member of every error body. It holds every member
-// of an engine error (positions in the library made relative to it), the
-// members of a request error (path, parameter) and, for a failed check,
-// the check and the section it concerns. One type for all keeps the body
-// one shape, described once in the OpenAPI document.
-type apiError struct {
-	Kind      engine.Kind `json:"kind"`
-	Reason    string      `json:"reason"`
-	Field     string      `json:"field,omitempty"`
-	Position  string      `json:"position,omitempty"`
-	Variant   string      `json:"variant,omitempty"`
-	Example   string      `json:"example,omitempty"`
-	Level     int         `json:"level,omitempty"`
-	Check     string      `json:"check,omitempty"`
-	Section   string      `json:"section,omitempty"`
-	Path      string      `json:"path,omitempty"`
-	Parameter string      `json:"parameter,omitempty"`
-	Hints     []string    `json:"hints,omitempty"`
-	Also      []*apiError `json:"also,omitempty"`
-}
+// Every error the server answers with is an engine.Error, the project's one
+// error type, in a body {"error": {"kind", "reason", ...}}. Its HTTP status
+// comes from status alone: its kind, or, for a problem with the request
+// itself, the cause it wraps.
+var (
+	errUnauthorized = errors.New("unauthorized")           // 401
+	errForbidden    = errors.New("forbidden")              // 403
+	errNotFound     = errors.New("not found")              // 404
+	errMethod       = errors.New("method not allowed")     // 405
+	errSlowBody     = errors.New("request body too slow")  // 408
+	errTooLarge     = errors.New("request body too large") // 413
+	errMediaType    = errors.New("unsupported media type") // 415
+	errMisdirected  = errors.New("misdirected request")    // 421
+)
 
 // errorBody is the body of every error response.
 type errorBody struct {
-	Error *apiError `json:"error"`
+	Error *engine.Error `json:"error"`
 }
 
 // checkFailure is the body of a render whose prompt failed a check: the
 // error, which names each failed check, and the Result, so that a caller
 // sees the prompt it would have had.
 type checkFailure struct {
-	Error  *apiError      `json:"error"`
+	Error  *engine.Error  `json:"error"`
 	Result *engine.Result `json:"result"`
 }
 
-// wireError turns any error into the error member of a body.
-func wireError(err error) *apiError {
-	var re *requestError
-	if errors.As(err, &re) {
-		return &apiError{Kind: re.Kind, Reason: re.Reason, Path: re.Path, Parameter: re.Parameter, Hints: re.Hints}
-	}
-	return fromEngine(engine.AsError(err))
+// wireError is err as a body says it: cut to size (an error quotes a
+// bounded part of the input), with positions in the library made relative
+// to it.
+func wireError(err error) *engine.Error {
+	return relative(engine.AsError(err).Bounded())
 }
 
-func fromEngine(e *engine.Error) *apiError {
-	e = e.Bounded() // an error quotes a bounded part of the input
-	out := &apiError{Kind: e.Kind, Reason: e.Reason, Field: e.Field, Position: relPosition(e.Position, e.Variant),
-		Variant: e.Variant, Example: e.Example, Level: e.Level, Hints: e.Hints}
-	for _, a := range e.Also {
-		out.Also = append(out.Also, fromEngine(a))
+// relative is a copy of e whose positions, and those of the problems it
+// lists, do not name the server's disk (relPosition).
+func relative(e *engine.Error) *engine.Error {
+	c := *e
+	c.Position = relPosition(e.Position, e.Variant)
+	c.Also = make([]*engine.Error, len(e.Also))
+	for i, a := range e.Also {
+		c.Also[i] = relative(a)
 	}
-	return out
+	if len(c.Also) == 0 {
+		c.Also = nil
+	}
+	return &c
 }
 
 // checkError is the error of a render whose checks failed: the engine's
 // error, and one entry in also for each failed check, naming the check and,
 // where the engine could tell, the section that wrote the offending text.
-func checkError(res *engine.Result, err error) *apiError {
+func checkError(res *engine.Result, err error) *engine.Error {
 	out := wireError(err)
 	if out.Variant == "" {
 		out.Variant = res.Variant
@@ -107,11 +75,10 @@ func checkError(res *engine.Result, err error) *apiError {
 		if c.OK {
 			continue
 		}
-		a := &apiError{Kind: engine.KindCheck, Check: c.Check, Reason: c.Message, Variant: out.Variant, Position: out.Position}
+		a := &engine.Error{Kind: engine.KindCheck, Check: c.Check, Reason: c.Message, Variant: out.Variant, Position: out.Position, Section: c.Section}
 		if a.Reason == "" {
 			a.Reason = "the check failed"
 		}
-		a.Section = c.Section
 		out.Also = append(out.Also, a)
 	}
 	return out
@@ -140,31 +107,39 @@ func relPosition(pos, variant string) string {
 	return ""
 }
 
-// status maps an error to an HTTP status: the caller's mistakes are 4xx;
-// the library's and the server's own are 500; a server that cannot take
-// the request now 503.
+// statusOf gives the HTTP status of the problems with a request itself, by
+// the cause they wrap.
+var statusOf = []struct {
+	cause error
+	code  int
+}{
+	{errUnauthorized, http.StatusUnauthorized},
+	{errForbidden, http.StatusForbidden},
+	{errNotFound, http.StatusNotFound},
+	{engine.ErrUnknownVariant, http.StatusNotFound},
+	{errMethod, http.StatusMethodNotAllowed},
+	{errSlowBody, http.StatusRequestTimeout},
+	{errTooLarge, http.StatusRequestEntityTooLarge},
+	{errMediaType, http.StatusUnsupportedMediaType},
+	{errMisdirected, http.StatusMisdirectedRequest},
+}
+
+// status maps an error to an HTTP status, the one place that does: the
+// caller's mistakes are 4xx; the library's and the server's own are 500; a
+// server that cannot take the request now 503.
 func status(err error) int {
-	var re *requestError
-	if errors.As(err, &re) {
-		switch {
-		case re.status != 0:
-			return re.status
-		case re.Kind == engine.KindInternal:
-			return http.StatusInternalServerError
-		case re.Kind == KindUnavailable:
-			return http.StatusServiceUnavailable
+	for _, s := range statusOf {
+		if errors.Is(err, s.cause) {
+			return s.code
 		}
-		return http.StatusBadRequest
 	}
-	e := engine.AsError(err)
-	switch e.Kind {
+	switch engine.AsError(err).Kind {
 	case engine.KindInput, engine.KindCheck:
 		return http.StatusUnprocessableEntity
-	case engine.KindTemplate, engine.KindInternal:
+	case engine.KindTemplate, engine.KindInternal, engine.KindIntegrity:
 		return http.StatusInternalServerError
-	}
-	if errors.Is(e, engine.ErrUnknownVariant) {
-		return http.StatusNotFound
+	case engine.KindUnavailable:
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusBadRequest
 }
@@ -181,13 +156,13 @@ var errBusy = errors.New("busy")
 func stoppedError(ctx context.Context, err error) error {
 	switch {
 	case errors.Is(err, errBusy):
-		return &requestError{Kind: KindUnavailable, Reason: "every render slot and queue place is taken",
+		return &engine.Error{Kind: engine.KindUnavailable, Reason: "every render slot and queue place is taken",
 			Hints: []string{"retry after the seconds in Retry-After; an operator can raise --max-renders or --max-queue"}}
 	case context.Cause(ctx) == errRenderTimeout:
-		return &requestError{Kind: KindUnavailable, Reason: "the render did not finish within the server's --render-timeout", err: err,
-			Hints: []string{"retry after the seconds in Retry-After; a very large input may need an operator to raise --render-timeout"}}
+		return &engine.Error{Kind: engine.KindUnavailable, Reason: "the render did not finish within the server's --render-timeout",
+			Hints: []string{"retry after the seconds in Retry-After; a very large input may need an operator to raise --render-timeout"}, Err: err}
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		return &requestError{Kind: KindUnavailable, Reason: "the client went away before the render finished", err: err}
+		return &engine.Error{Kind: engine.KindUnavailable, Reason: "the client went away before the render finished", Err: err}
 	}
 	return nil
 }

@@ -38,10 +38,10 @@ type events struct {
 // the server serves now: the library's short hash and whether the working
 // copy as it is now loaded.
 type libraryStatus struct {
-	Library string    `json:"library"`
-	OK      bool      `json:"ok"`
-	Stale   bool      `json:"stale,omitempty"`
-	Error   *apiError `json:"error,omitempty"`
+	Library string        `json:"library"`
+	OK      bool          `json:"ok"`
+	Stale   bool          `json:"stale,omitempty"`
+	Error   *engine.Error `json:"error,omitempty"`
 }
 
 // StreamEvents turns on GET /v1/events until ctx ends: a stream of server-
@@ -72,17 +72,16 @@ func (e *events) subscribe(max int) (chan struct{}, <-chan struct{}, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.done == nil {
-		return nil, nil, &requestError{Kind: engine.KindUsage, status: http.StatusNotFound,
-			Reason: "this server does not watch its library: it never changes",
-			Hints:  []string{"start it with render serve --templates DIR --watch"}}
+		return nil, nil, &engine.Error{Kind: engine.KindUsage, Reason: "this server does not watch its library: it never changes",
+			Hints: []string{"start it with render serve --templates DIR --watch"}, Err: errNotFound}
 	}
 	select {
 	case <-e.done:
-		return nil, nil, &requestError{Kind: KindUnavailable, Reason: "the server is shutting down"}
+		return nil, nil, &engine.Error{Kind: engine.KindUnavailable, Reason: "the server is shutting down"}
 	default:
 	}
 	if len(e.subs) >= max {
-		return nil, nil, &requestError{Kind: KindUnavailable,
+		return nil, nil, &engine.Error{Kind: engine.KindUnavailable,
 			Reason: fmt.Sprintf("%d event streams are open already, as many as the server keeps", max),
 			Hints:  []string{"close a preview page you no longer use, or retry after the seconds in Retry-After"}}
 	}

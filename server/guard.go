@@ -69,11 +69,10 @@ func (s *Server) checkHost(r *http.Request) error {
 			return nil
 		}
 	}
-	return &requestError{Kind: engine.KindUsage, Path: r.URL.Path, status: http.StatusMisdirectedRequest,
-		Reason: fmt.Sprintf("this server does not answer to the host %s: it answers to loopback names, the host of its --addr "+
-			"and the address it was reached on", problem.Quote(host)),
+	return &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path, Reason: fmt.Sprintf("this server does not answer to the host %s: it answers to loopback names, the host of its --addr "+
+		"and the address it was reached on", problem.Quote(host)),
 		Hints: []string{"a page of another site may be reaching this server through DNS rebinding; if " + problem.Clip(host, problem.QuoteBytes) +
-			" is a name of this server, an operator can start it with --allow-host " + problem.Clip(host, problem.QuoteBytes)}}
+			" is a name of this server, an operator can start it with --allow-host " + problem.Clip(host, problem.QuoteBytes)}, Err: errMisdirected}
 }
 
 // hostName is the host of a Host header or of an --allow-host value, in
@@ -98,9 +97,8 @@ func (s *Server) checkOrigin(r *http.Request) error {
 	if origin == "" || slices.Contains(s.CORSOrigins, origin) || slices.Contains(s.CORSOrigins, "*") || sameOrigin(origin, r.Host) {
 		return nil
 	}
-	return &requestError{Kind: engine.KindUsage, Path: r.URL.Path, status: http.StatusForbidden,
-		Reason: "origin " + problem.Quote(origin) + " may not call this server from a browser",
-		Hints:  []string{"an operator can allow it with --cors-origin " + problem.Clip(origin, problem.QuoteBytes)}}
+	return &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path, Reason: "origin " + problem.Quote(origin) + " may not call this server from a browser",
+		Hints: []string{"an operator can allow it with --cors-origin " + problem.Clip(origin, problem.QuoteBytes)}, Err: errForbidden}
 }
 
 // sameOrigin reports whether origin (scheme://host[:port]) names host,
@@ -152,9 +150,8 @@ func checkContentType(r *http.Request, kind bodyKind) error {
 	if ct != "" {
 		got = "Content-Type " + problem.Quote(ct)
 	}
-	return &requestError{Kind: engine.KindUsage, Path: r.URL.Path, status: http.StatusUnsupportedMediaType,
-		Reason: fmt.Sprintf("the body has %s: %s takes %s", got, r.URL.Path, want),
-		Hints:  []string{fmt.Sprintf("send Content-Type: %s (curl: -H 'Content-Type: %s')", example, example)}}
+	return &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path, Reason: fmt.Sprintf("the body has %s: %s takes %s", got, r.URL.Path, want),
+		Hints: []string{fmt.Sprintf("send Content-Type: %s (curl: -H 'Content-Type: %s')", example, example)}, Err: errMediaType}
 }
 
 // inputType reports whether a media type is JSON or YAML.

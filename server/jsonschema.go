@@ -28,7 +28,7 @@ func componentNames() map[reflect.Type]string {
 		reflect.TypeFor[engine.Region]():      "Region",
 		reflect.TypeFor[engine.CheckResult](): "CheckResult",
 		reflect.TypeFor[engine.Provenance]():  "Provenance",
-		reflect.TypeFor[apiError]():           "Error",
+		reflect.TypeFor[engine.Error]():       "Error",
 		reflect.TypeFor[errorBody]():          "ErrorBody",
 		reflect.TypeFor[checkFailure]():       "CheckFailure",
 		reflect.TypeFor[checkReport]():        "CheckReport",
@@ -41,7 +41,7 @@ func componentNames() map[reflect.Type]string {
 
 // kinds are the values of an error's kind.
 func kinds() []engine.Kind {
-	return []engine.Kind{engine.KindInput, engine.KindTemplate, engine.KindCheck, engine.KindUsage, engine.KindInternal, KindUnavailable}
+	return []engine.Kind{engine.KindInput, engine.KindTemplate, engine.KindCheck, engine.KindUsage, engine.KindInternal, engine.KindUnavailable, engine.KindIntegrity}
 }
 
 // descriptions document the components ("Result") and their members

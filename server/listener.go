@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"sync"
 	"time"
+
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // DefaultMaxConnsPerClient bounds the connections one client address may
@@ -111,7 +113,7 @@ func (l *limitListener) give(ip netip.Addr) {
 // error body, and closes it. The answer is best effort: a client that
 // sent its request already may see the connection reset instead.
 func (l *limitListener) refuse(c net.Conn) {
-	body, _ := json.Marshal(errorBody{Error: wireError(&requestError{Kind: KindUnavailable,
+	body, _ := json.Marshal(errorBody{Error: wireError(&engine.Error{Kind: engine.KindUnavailable,
 		Reason: fmt.Sprintf("this client has %d connections open to the server already, as many as it allows one address", l.perClient),
 		Hints: []string{"reuse kept-alive connections or close idle ones, and retry after the seconds in Retry-After; " +
 			"an operator can raise --max-conns-per-client (behind a proxy every client has the proxy's address)"}})})

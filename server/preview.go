@@ -91,7 +91,7 @@ func (s *Server) renderOptions(r *http.Request) ([]engine.RenderOption, *tokens.
 	if m := q.Get("max_tokens"); m != "" {
 		n, err := strconv.Atoi(m)
 		if err != nil || n < 1 {
-			return nil, nil, &requestError{Kind: engine.KindUsage, Parameter: "max_tokens",
+			return nil, nil, &engine.Error{Kind: engine.KindUsage, Parameter: "max_tokens",
 				Reason: fmt.Sprintf("max_tokens %q is not a whole number of 1 or more", m)}
 		}
 		max = n
@@ -99,7 +99,7 @@ func (s *Server) renderOptions(r *http.Request) ([]engine.RenderOption, *tokens.
 			enc = s.Tokens
 		}
 		if enc == "" {
-			return nil, nil, &requestError{Kind: engine.KindUsage, Parameter: "max_tokens", Reason: "a budget needs an encoding to count tokens with",
+			return nil, nil, &engine.Error{Kind: engine.KindUsage, Parameter: "max_tokens", Reason: "a budget needs an encoding to count tokens with",
 				Hints: []string{"add &tokens=o200k_base (or " + strings.Join(tokens.Encodings, ", ") + ")"}}
 		}
 	}
@@ -108,7 +108,7 @@ func (s *Server) renderOptions(r *http.Request) ([]engine.RenderOption, *tokens.
 	}
 	tc, err := s.counters.get(enc)
 	if err != nil {
-		return nil, nil, &requestError{Kind: engine.KindUsage, Parameter: "tokens", Reason: err.Error()}
+		return nil, nil, &engine.Error{Kind: engine.KindUsage, Parameter: "tokens", Reason: err.Error()}
 	}
 	if max == 0 {
 		return nil, tc, nil
@@ -230,9 +230,9 @@ func (s *Server) golden(w http.ResponseWriter, r *http.Request) {
 	name, example := r.PathValue("variant"), r.PathValue("example")
 	dir := s.goldenDir()
 	if dir == "" {
-		s.writeError(w, r, &requestError{Kind: engine.KindUsage, status: http.StatusNotFound, Path: r.URL.Path,
+		s.writeError(w, r, &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path,
 			Reason: "this server has no working copy with golden files",
-			Hints:  []string{"start it with render serve --templates DIR, DIR holding testdata/golden (render test --update writes it)"}})
+			Hints:  []string{"start it with render serve --templates DIR, DIR holding testdata/golden (render test --update writes it)"}, Err: errNotFound})
 		return
 	}
 	v, err := lib.Variant(name)
@@ -259,9 +259,9 @@ func (s *Server) golden(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if file == "" {
-			s.writeError(w, r, &requestError{Kind: engine.KindUsage, status: http.StatusNotFound, Path: r.URL.Path,
+			s.writeError(w, r, &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path,
 				Reason: fmt.Sprintf("example %s has no golden file at max_tokens %s with %s", example, max, s.encodingOf(r)),
-				Hints:  []string{"the budget_examples of templates/" + name + "/prompt.yaml list the budgets that have one"}})
+				Hints:  []string{"the budget_examples of templates/" + name + "/prompt.yaml list the budgets that have one"}, Err: errNotFound})
 			return
 		}
 	}
@@ -284,7 +284,7 @@ func (s *Server) golden(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, os.ErrNotExist):
 		out.Status = goldenMissing
 	case err != nil:
-		s.writeError(w, r, &requestError{Kind: engine.KindInternal, Reason: "cannot read the golden file " + rel, err: err})
+		s.writeError(w, r, &engine.Error{Kind: engine.KindInternal, Reason: "cannot read the golden file " + rel, Err: err})
 		return
 	case string(want) == res.Text:
 		out.Status, out.Golden = goldenSame, string(want)

@@ -1,7 +1,8 @@
 // Package server is promptsmith's HTTP API: the same renders as the CLI, for
 // runtimes in other languages. Every response of the API is JSON; errors
-// are {"error": {"kind", "reason", ...}} (see apiError), and the OpenAPI 3.1
-// document at /v1/openapi.json describes every request and response.
+// are {"error": {"kind", "reason", ...}}, one engine.Error (errors.go), and
+// the OpenAPI 3.1 document at /v1/openapi.json describes every request and
+// response.
 //
 //	GET  /v1/variants                                 the variants, their descriptions and examples
 //	GET  /v1/variants/{variant}/schema                the JSON Schema of a variant's input
@@ -195,13 +196,13 @@ func New(lib *engine.Library) *Server {
 				w.WriteHeader(http.StatusNoContent)
 				return
 			}
-			writeJSONError(w, http.StatusMethodNotAllowed, &requestError{Kind: engine.KindUsage, Path: r.URL.Path,
+			writeJSONError(w, http.StatusMethodNotAllowed, &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path,
 				Reason: fmt.Sprintf("%s does not answer %s", r.URL.Path, r.Method),
 				Hints:  []string{"use " + strings.Join(allowed[p], " or ")}})
 		})
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeJSONError(w, http.StatusNotFound, &requestError{Kind: engine.KindUsage, Path: r.URL.Path,
+		writeJSONError(w, http.StatusNotFound, &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path,
 			Reason: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path),
 			Hints:  []string{"the endpoints are listed in the OpenAPI document at /v1/openapi.json: " + endpointList(s.routes)}})
 	})
@@ -275,8 +276,8 @@ type variantInfo struct {
 	Examples    []string `json:"examples"`
 	// Error says why a variant of a working copy does not load (--templates);
 	// Stale that it is served from its last good version (--watch).
-	Error *apiError `json:"error,omitempty"`
-	Stale bool      `json:"stale,omitempty"`
+	Error *engine.Error `json:"error,omitempty"`
+	Stale bool          `json:"stale,omitempty"`
 }
 
 type health struct {
@@ -298,7 +299,7 @@ type checkReport struct {
 	Checks     []engine.CheckResult `json:"checks"`
 	IDs        map[string]string    `json:"ids,omitempty"`
 	Provenance engine.Provenance    `json:"provenance"`
-	Error      *apiError            `json:"error,omitempty"`
+	Error      *engine.Error        `json:"error,omitempty"`
 }
 
 // extracted is the answer of /v1/extract.
@@ -364,7 +365,7 @@ func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
 	st := s.state.Load()
 	st.once.Do(func() { st.openapi, st.err = s.document(st.lib) })
 	if st.err != nil {
-		s.writeError(w, r, &requestError{Kind: engine.KindInternal, Reason: "cannot build the OpenAPI document: " + st.err.Error(), err: st.err})
+		s.writeError(w, r, &engine.Error{Kind: engine.KindInternal, Reason: "cannot build the OpenAPI document: " + st.err.Error(), Err: st.err})
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -451,7 +452,7 @@ func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, lib *engin
 		s.metrics.auditWrites.Inc()
 		if err := s.Record(v, res); err != nil {
 			s.metrics.auditFailures.Inc()
-			return 0, &requestError{Kind: engine.KindInternal, Reason: "cannot record the prompt in the audit store; the server's log says why", err: err}, outcomeInternalError
+			return 0, &engine.Error{Kind: engine.KindInternal, Reason: "cannot record the prompt in the audit store; the server's log says why", Err: err}, outcomeInternalError
 		}
 	}
 	return http.StatusOK, res, outcomeOK
@@ -508,7 +509,7 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 	if d := r.URL.Query().Get("depth"); d != "" {
 		n, err := strconv.Atoi(d)
 		if err != nil || n < 1 {
-			s.writeError(w, r, &requestError{Kind: engine.KindUsage, Parameter: "depth", Reason: fmt.Sprintf("depth %s is not a whole number of 1 or more", problem.Quote(d))})
+			s.writeError(w, r, &engine.Error{Kind: engine.KindUsage, Parameter: "depth", Reason: fmt.Sprintf("depth %s is not a whole number of 1 or more", problem.Quote(d))})
 			return
 		}
 		depth = n
@@ -547,7 +548,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case code == http.StatusServiceUnavailable:
 		w.Header().Set("Retry-After", "1")
 	case code >= 500:
-		s.Logger.Error("request failed", "method", r.Method, "path", r.URL.Path, "status", code, "error", err.Error())
+		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", code, "error", err.Error()}
+		if e := engine.AsError(err); e.Err != nil && !strings.Contains(e.Reason, e.Err.Error()) {
+			attrs = append(attrs, "cause", e.Err.Error()) // what the body does not say
+		}
+		s.Logger.Error("request failed", attrs...)
 	}
 	writeJSONError(w, code, err)
 }

@@ -32,7 +32,7 @@ func (a *app) record(v *engine.Variant, res *engine.Result) error {
 	}
 	store, err := a.openAudit(false)
 	if err != nil {
-		return openError(err)
+		return err
 	}
 	defer store.Close()
 	if _, err := store.Record(v, res); err != nil {
@@ -77,36 +77,14 @@ func readAuditKey(path, from string) ([]byte, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err // the path is left out
 		}
-		return nil, &cliError{Kind: engine.KindUsage, Flag: from, Reason: "cannot read the audit key file: " + err.Error(), Hints: hints, err: err}
+		return nil, &engine.Error{Kind: engine.KindUsage, Flag: from, Reason: "cannot read the audit key file: " + err.Error(), Hints: hints, Err: err}
 	}
 	key := bytes.TrimSpace(data)
 	if len(key) < audit.MinKeySize {
-		return nil, &cliError{Kind: engine.KindUsage, Flag: from,
+		return nil, &engine.Error{Kind: engine.KindUsage, Flag: from,
 			Reason: fmt.Sprintf("the audit key file holds %d bytes; a key needs at least %d", len(key), audit.MinKeySize), Hints: hints}
 	}
 	return key, nil
-}
-
-// storeError is auditError, with a prompt that fails verification a failed
-// check (exit status 1), as render audit verify reports it, rather than a
-// mistake in the command.
-func storeError(err error) error {
-	err = auditError(err)
-	var ce *cliError
-	if errors.Is(err, audit.ErrIntegrity) && errors.As(err, &ce) {
-		ce.Kind = engine.KindCheck
-	}
-	return err
-}
-
-// openError is auditError for a store that could not be opened, said once
-// when the reason already names the file or URL.
-func openError(err error) error {
-	err = auditError(err)
-	if ce, ok := err.(*cliError); ok && ce.Path != "" && strings.Contains(ce.Reason, ce.Path) {
-		ce.Path = ""
-	}
-	return err
 }
 
 func (a *app) auditCommand() *cobra.Command {
@@ -141,7 +119,7 @@ audit verify checks the whole store.`,
 		}
 		store, err := a.openAudit(true)
 		if err != nil {
-			return nil, openError(err)
+			return nil, err
 		}
 		return store, nil
 	}
@@ -154,9 +132,9 @@ audit verify checks the whole store.`,
 		defer store.Close()
 		hash, err := store.Resolve(key)
 		if err != nil {
-			return auditError(err)
+			return err
 		}
-		return storeError(use(store, hash))
+		return use(store, hash)
 	}
 	chain := &cobra.Command{
 		Use:   "chain <hash|id>",
@@ -208,7 +186,7 @@ found, 2 when the store cannot be opened or read.`,
 			defer store.Close()
 			rep, err := store.Verify(a.ctx)
 			if err != nil {
-				return auditError(err)
+				return err
 			}
 			return a.printVerify(rep)
 		},

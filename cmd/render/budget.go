@@ -13,18 +13,18 @@ import (
 // that many, both with one counter.
 func (a *app) tokenOptions() ([]engine.RenderOption, error) {
 	if a.maxTokens < 0 {
-		return nil, &cliError{Kind: engine.KindUsage, Flag: "--max-tokens", Reason: fmt.Sprintf("%d is not a number of tokens", a.maxTokens)}
+		return nil, &engine.Error{Kind: engine.KindUsage, Flag: "--max-tokens", Reason: fmt.Sprintf("%d is not a number of tokens", a.maxTokens)}
 	}
 	if a.tokens == "" {
 		if a.maxTokens > 0 {
-			return nil, &cliError{Kind: engine.KindUsage, Flag: "--max-tokens", Reason: "a budget needs an encoding to count tokens with",
+			return nil, &engine.Error{Kind: engine.KindUsage, Flag: "--max-tokens", Reason: "a budget needs an encoding to count tokens with",
 				Hints: []string{"add --tokens o200k_base (or cl100k_base, p50k_base, r50k_base)"}}
 		}
 		return nil, nil
 	}
 	tc, err := tokens.New(a.tokens)
 	if err != nil {
-		return nil, &cliError{Kind: engine.KindUsage, Flag: "--tokens", Reason: err.Error(), err: err}
+		return nil, &engine.Error{Kind: engine.KindUsage, Flag: "--tokens", Reason: err.Error(), Err: err}
 	}
 	opts := []engine.RenderOption{engine.CountTokens(tc)}
 	if a.maxTokens > 0 {

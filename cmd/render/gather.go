@@ -75,7 +75,7 @@ func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error 
 		dir = "."
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return &cliError{Kind: engine.KindUsage, Flag: "--dir", Reason: fmt.Sprintf("%s is not a directory", dir),
+		return &engine.Error{Kind: engine.KindUsage, Flag: "--dir", Reason: fmt.Sprintf("%s is not a directory", dir),
 			Hints: []string{"point --dir at the project or worktree the prompt is for"}}
 	}
 	lib, v, err := a.variant(variant)

@@ -103,7 +103,7 @@ YAML extension at templates/manifest.schema.json.`,
 				choices = append(choices, string(l))
 			}
 			if !slices.Contains(choices, lang) {
-				return &cliError{Kind: engine.KindUsage, Flag: "--lang",
+				return &engine.Error{Kind: engine.KindUsage, Flag: "--lang",
 					Reason: fmt.Sprintf("unknown language %q: choose %s", lang, strings.Join(choices, ", ")),
 					Hints:  []string{"run render schema --help"}}
 			}
@@ -116,8 +116,8 @@ YAML extension at templates/manifest.schema.json.`,
 			}
 			types, err := typegen.Generate(typegen.Lang(lang), v.Name(), v.SchemaJSON())
 			if err != nil {
-				return &cliError{Kind: engine.KindTemplate, Path: "schemas/" + v.Manifest().Schema + ".schema.json",
-					Reason: err.Error(), err: err}
+				return &engine.Error{Kind: engine.KindTemplate, Path: "schemas/" + v.Manifest().Schema + ".schema.json",
+					Reason: err.Error(), Err: err}
 			}
 			return a.writeOutput("", types)
 		},

@@ -104,7 +104,7 @@ task:
 	}
 	for rel := range files {
 		if _, err := os.Stat(filepath.Join(root, rel)); err == nil {
-			return &cliError{Kind: engine.KindUsage, Path: filepath.Join(root, rel), Reason: "already exists: new writes a variant that is not there yet",
+			return &engine.Error{Kind: engine.KindUsage, Path: filepath.Join(root, rel), Reason: "already exists: new writes a variant that is not there yet",
 				Hints: []string{"choose another name, or edit the existing variant"}}
 		}
 	}

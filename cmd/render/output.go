@@ -21,19 +21,16 @@ import (
 )
 
 // fail prints err to stderr, as JSON under --format json, and returns the
-// exit status: 1 for a failed check, 2 for everything else.
+// exit status (exitCode).
 func (a *app) fail(err error) int {
-	kind, body, text := describe(err)
+	e := engine.AsError(err).Bounded()
 	if a.format == "json" {
-		b, _ := json.MarshalIndent(map[string]any{"error": body}, "", "  ")
+		b, _ := json.MarshalIndent(map[string]any{"error": e}, "", "  ")
 		fmt.Fprintf(a.stderr, "%s\n", b)
 	} else {
-		a.say("%s", text)
+		a.say("%s", e.Error())
 	}
-	if kind == engine.KindCheck {
-		return 1
-	}
-	return 2
+	return exitCode(e.Kind)
 }
 
 // say prints one message of the command on stderr, behind its name.
@@ -176,13 +173,13 @@ func outputTarget(path string) (string, error) {
 		}
 		if st.Mode()&fs.ModeSymlink == 0 {
 			if !st.Mode().IsRegular() {
-				return "", &cliError{Kind: engine.KindUsage, Path: path, Reason: "cannot write the output: not a regular file",
+				return "", &engine.Error{Kind: engine.KindUsage, Path: path, Reason: "cannot write the output: not a regular file",
 					Hints: []string{"-o writes a file, atomically; to write to a device or a pipe, leave -o out and redirect stdout"}}
 			}
 			return target, nil
 		}
 		if hops == 40 {
-			return "", &cliError{Kind: engine.KindUsage, Path: path, Reason: "cannot write the output: too many levels of symbolic links"}
+			return "", &engine.Error{Kind: engine.KindUsage, Path: path, Reason: "cannot write the output: too many levels of symbolic links"}
 		}
 		link, err := os.Readlink(target)
 		if err != nil {

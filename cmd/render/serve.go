@@ -91,7 +91,7 @@ in place of the prompt.`,
 			if a.audit != "" {
 				store, err := a.openAudit(false)
 				if err != nil {
-					return auditError(err)
+					return err
 				}
 				defer store.Close()
 				srv.Record = func(v *engine.Variant, res *engine.Result) error {
@@ -111,7 +111,7 @@ in place of the prompt.`,
 			}
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
-				return &cliError{Kind: engine.KindUsage, Flag: "--addr", Path: addr, Reason: "cannot listen: " + err.Error(), err: err,
+				return &engine.Error{Kind: engine.KindUsage, Flag: "--addr", Path: addr, Reason: "cannot listen: " + err.Error(), Err: err,
 					Hints: []string{"choose another --addr, e.g. 127.0.0.1:0 for any free port"}}
 			}
 			a.say("serving on http://%s", ln.Addr())
@@ -172,7 +172,7 @@ func readToken(path string) (string, error) {
 	}
 	token := strings.TrimSpace(string(data))
 	if token == "" {
-		return "", &cliError{Kind: engine.KindUsage, Flag: "--token-file", Path: path, Reason: "the token file is empty",
+		return "", &engine.Error{Kind: engine.KindUsage, Flag: "--token-file", Path: path, Reason: "the token file is empty",
 			Hints: []string{"write a long random token in it, e.g. openssl rand -hex 32 > " + path}}
 	}
 	return token, nil

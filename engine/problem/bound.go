@@ -72,6 +72,10 @@ func (e *Error) bounded(left *int) *Error {
 	c.Position = Clip(c.Position, textBytes)
 	c.Variant = Clip(c.Variant, textBytes)
 	c.Example = Clip(c.Example, textBytes)
+	c.Path = Clip(c.Path, textBytes)
+	c.Parameter = Clip(c.Parameter, textBytes)
+	c.Flag = Clip(c.Flag, textBytes)
+	c.Key = Clip(c.Key, textBytes)
 	c.Hints = nil
 	for i, h := range e.Hints {
 		if i == maxHints {
@@ -97,7 +101,7 @@ func (e *Error) withinBounds(left int) bool {
 	if e.size() > left || len(e.Hints) > maxHints {
 		return false
 	}
-	for _, s := range []string{e.Reason, e.Field, e.Position, e.Variant, e.Example} {
+	for _, s := range []string{e.Reason, e.Field, e.Position, e.Variant, e.Example, e.Path, e.Parameter, e.Flag, e.Key} {
 		if len(s) > textBytes {
 			return false
 		}
@@ -125,7 +129,8 @@ func (e *Error) size() int {
 }
 
 func (e *Error) ownSize() int {
-	n := len(e.Reason) + len(e.Field) + len(e.Position) + len(e.Variant) + len(e.Example)
+	n := len(e.Reason) + len(e.Field) + len(e.Position) + len(e.Variant) + len(e.Example) +
+		len(e.Path) + len(e.Parameter) + len(e.Flag) + len(e.Key)
 	for _, h := range e.Hints {
 		n += len(h)
 	}

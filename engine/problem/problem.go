@@ -1,6 +1,7 @@
-// Package problem is the engine's one error type and the few helpers that
-// phrase what went wrong: every stage reports through it, so that a caller
-// gets the same structured error from any of them.
+// Package problem is the project's one error type and the few helpers that
+// phrase what went wrong: every stage of the engine, the command line, the
+// HTTP server and the audit store report through it, so that a caller gets
+// the same structured error, and the same JSON, from any of them.
 package problem
 
 import (
@@ -16,8 +17,14 @@ const (
 	KindInput    Kind = "input"    // the input document is malformed or violates the schema or a rule
 	KindTemplate Kind = "template" // a template, manifest or schema in the library is wrong
 	KindCheck    Kind = "check"    // the rendered prompt failed a check declared in the manifest
-	KindUsage    Kind = "usage"    // the call itself is wrong (unknown variant, example, depth)
+	KindUsage    Kind = "usage"    // the call itself is wrong (unknown variant, example, depth, flag)
 	KindInternal Kind = "internal" // nobody's mistake but the program's: report it
+	// KindUnavailable is a service that cannot take the call now (every
+	// render slot taken, a store that does not answer): retry later.
+	KindUnavailable Kind = "unavailable"
+	// KindIntegrity is stored data that does not verify (an audit record
+	// altered or forged): whoever keeps the store must look.
+	KindIntegrity Kind = "integrity"
 )
 
 // Error is a problem with what it concerns as data. Each subject has a field
@@ -26,18 +33,29 @@ const (
 //   - Position is file:line:col (or file:line, or file): in the input for
 //     input errors, in the library for template errors;
 //   - Variant, Example and Level name a variant, an example input and a
-//     level of nested extraction.
+//     level of nested extraction;
+//   - Check and Section name a manifest check that failed and the section
+//     that wrote what it refused;
+//   - Path is a file read or written, a URL path or a store's address;
+//     Parameter an HTTP query parameter; Flag a command-line flag; Key an
+//     audit hash or id.
 type Error struct {
-	Kind     Kind     `json:"kind"`
-	Reason   string   `json:"reason"`
-	Field    string   `json:"field,omitempty"`
-	Position string   `json:"position,omitempty"`
-	Variant  string   `json:"variant,omitempty"`
-	Example  string   `json:"example,omitempty"`
-	Level    int      `json:"level,omitempty"`
-	Hints    []string `json:"hints,omitempty"`
-	Also     []*Error `json:"also,omitempty"` // further problems found in the same pass
-	Err      error    `json:"-"`
+	Kind      Kind     `json:"kind"`
+	Reason    string   `json:"reason"`
+	Field     string   `json:"field,omitempty"`
+	Position  string   `json:"position,omitempty"`
+	Variant   string   `json:"variant,omitempty"`
+	Example   string   `json:"example,omitempty"`
+	Level     int      `json:"level,omitempty"`
+	Check     string   `json:"check,omitempty"`
+	Section   string   `json:"section,omitempty"`
+	Path      string   `json:"path,omitempty"`
+	Parameter string   `json:"parameter,omitempty"`
+	Flag      string   `json:"flag,omitempty"`
+	Key       string   `json:"key,omitempty"`
+	Hints     []string `json:"hints,omitempty"`
+	Also      []*Error `json:"also,omitempty"` // further problems found in the same pass
+	Err       error    `json:"-"`
 }
 
 // Error says what Bounded keeps of e: the position, field and reason on the
@@ -48,13 +66,13 @@ func (e *Error) Error() string {
 
 func (e *Error) text() string {
 	var b strings.Builder
-	if e.Position != "" {
-		b.WriteString(e.Position)
-		b.WriteString(": ")
-	}
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
+	for i, subject := range []string{e.Position, e.Field, e.Flag, e.Parameter, e.Path, e.Key} {
+		// A flag, parameter, path or key the reason names already is not
+		// said twice.
+		if subject != "" && (i < 2 || !strings.Contains(e.Reason, subject)) {
+			b.WriteString(subject)
+			b.WriteString(": ")
+		}
 	}
 	if e.Level > 0 {
 		fmt.Fprintf(&b, "level %d: ", e.Level)
