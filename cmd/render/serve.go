@@ -18,16 +18,29 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/server"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
+// serveOptions are the flags of render serve.
+type serveOptions struct {
+	addr, tokenFile      string
+	maxBody              int64
+	watch                bool
+	maxEventStreams      int
+	cors, allowHosts     []string
+	renderTimeout        time.Duration
+	maxRenders, maxQueue int
+	http                 server.HTTPConfig
+}
+
+func defaultServeOptions() serveOptions {
+	return serveOptions{addr: "127.0.0.1:8080", maxBody: server.DefaultMaxBody, maxEventStreams: server.DefaultMaxEventStreams,
+		renderTimeout: server.DefaultRenderTimeout, maxRenders: runtime.GOMAXPROCS(0), maxQueue: server.DefaultMaxQueue,
+		http: server.DefaultHTTPConfig()}
+}
+
 func (a *app) serveCommand() *cobra.Command {
-	var addr, tokenFile string
-	var maxBody int64
-	var watch bool
-	maxEventStreams := server.DefaultMaxEventStreams
-	var cors, allowHosts []string
-	renderTimeout, maxRenders, maxQueue := server.DefaultRenderTimeout, runtime.GOMAXPROCS(0), server.DefaultMaxQueue
-	httpConfig := server.DefaultHTTPConfig()
+	o := defaultServeOptions()
 	cmd := &cobra.Command{
 		Use:   "serve [--addr HOST:PORT] [--templates DIR [--watch]] [--token-file FILE] [--cors-origin ORIGIN]... [--allow-host NAME]...",
 		Short: "Serve the HTTP API: render, check, extract, variants and schemas as JSON",
@@ -65,91 +78,107 @@ restart; an edit that breaks the library is logged and the last good one stays.
 The preview page at / follows each edit (GET /v1/events) and shows what breaks
 in place of the prompt.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if os.Getenv("GOGC") == "" {
-				debug.SetGCPercent(100) // the runtime's default, for a process that runs long
-			}
-			lib, err := a.library()
-			if err != nil {
-				return err
-			}
-			srv := server.New(lib)
-			srv.MaxBody = maxBody
-			srv.Logger = slog.New(slog.NewTextHandler(a.stderr, nil))
-			srv.CORSOrigins = cors
-			srv.AllowedHosts = serveHosts(addr, allowHosts)
-			srv.RenderTimeout, srv.MaxRenders, srv.MaxQueue = renderTimeout, maxRenders, maxQueue
-			srv.Tokens, srv.MaxEventStreams = a.tokens, maxEventStreams
-			if a.templates != "" { // golden files and lint for the preview page
-				srv.WorkingCopy, _ = engine.Root(a.templates)
-			}
-			if tokenFile != "" {
-				if srv.Token, err = readToken(tokenFile); err != nil {
-					return err
-				}
-			}
-			if a.audit != "" {
-				store, err := a.openAudit(false)
-				if err != nil {
-					return err
-				}
-				defer store.Close()
-				srv.Record = func(v *engine.Variant, res *engine.Result) error {
-					_, err := store.Record(v, res)
-					return err
-				}
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			if watch {
-				if a.templates == "" {
-					return usageError("--watch needs --templates DIR: the embedded library never changes")
-				}
-				if err := a.watch(ctx, srv); err != nil {
-					return err
-				}
-			}
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return &engine.Error{Kind: engine.KindUsage, Flag: "--addr", Path: addr, Reason: "cannot listen: " + err.Error(), Err: err,
-					Hints: []string{"choose another --addr, e.g. 127.0.0.1:0 for any free port"}}
-			}
-			a.say("serving on http://%s", ln.Addr())
-			go func() {
-				<-ctx.Done()
-				a.say("shutting down: finishing the requests in flight (at most %s)", httpConfig.ShutdownTimeout)
-			}()
-			// Serve returns once the requests in flight are answered: only
-			// then do the deferred calls close the audit store.
-			if err := server.Serve(ctx, ln, srv, httpConfig); err != nil {
-				return err
-			}
-			a.say("stopped")
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return a.serve(cmd.Context(), o) },
 	}
-	f := cmd.Flags()
-	f.StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on (loopback by default)")
-	f.Int64Var(&maxBody, "max-body", server.DefaultMaxBody, "largest request body in bytes (413); the server holds at most --max-renders times this in bodies at once")
-	f.BoolVar(&watch, "watch", false, "reload --templates DIR when its files change; the preview page at / follows")
-	f.IntVar(&maxEventStreams, "max-event-streams", maxEventStreams, "preview pages (event streams of --watch) open at once")
-	f.StringVar(&tokenFile, "token-file", "", "require the bearer token in this file on every request but /healthz")
-	f.StringArrayVar(&cors, "cors-origin", nil, "let pages of this origin (https://host[:port]) call the API from a browser; repeatable; \"*\" for any; pages of other origins but the server's own get 403")
-	f.StringArrayVar(&allowHosts, "allow-host", nil, "answer requests whose Host is this name too, besides loopback names, the host of --addr and the address the server was reached on; repeatable; \"*\" for any (only behind a proxy that checks Host, or with --token-file)")
-	f.DurationVar(&renderTimeout, "render-timeout", renderTimeout, "longest one render may take, waiting for a slot included (0: no limit)")
-	f.IntVar(&maxRenders, "max-renders", maxRenders, "renders that run at once (the number of CPUs Go uses unless set)")
-	f.IntVar(&maxQueue, "max-queue", maxQueue, "renders that may wait for a slot; past them the server answers 503")
-	f.DurationVar(&httpConfig.ReadHeaderTimeout, "read-header-timeout", httpConfig.ReadHeaderTimeout, "longest time to read a request's headers")
-	f.DurationVar(&httpConfig.ReadTimeout, "read-timeout", httpConfig.ReadTimeout, "longest time to read a whole request, body included")
-	f.DurationVar(&httpConfig.WriteTimeout, "write-timeout", httpConfig.WriteTimeout, "longest time from a request's headers to the end of its response")
-	f.DurationVar(&httpConfig.IdleTimeout, "idle-timeout", httpConfig.IdleTimeout, "longest time a kept-alive connection waits for its next request")
-	f.IntVar(&httpConfig.MaxHeaderBytes, "max-header-bytes", httpConfig.MaxHeaderBytes, "largest request line and headers in bytes")
-	f.IntVar(&httpConfig.MaxConns, "max-conns", httpConfig.MaxConns, "connections open at once; more wait to be accepted")
-	f.IntVar(&httpConfig.MaxConnsPerClient, "max-conns-per-client", httpConfig.MaxConnsPerClient, "connections open at once from one IP address; more are answered 429 and closed (0: no limit; behind a proxy every client has its address)")
-	f.Int64Var(&httpConfig.MinBodyRate, "min-body-rate", httpConfig.MinBodyRate, "slowest a request body may arrive, in bytes a second on average, once --body-rate-grace has passed; slower ones are answered 408 and closed (0: no minimum)")
-	f.DurationVar(&httpConfig.BodyRateGrace, "body-rate-grace", httpConfig.BodyRateGrace, "how long a request body may take before --min-body-rate applies")
-	f.DurationVar(&httpConfig.ShutdownTimeout, "shutdown-timeout", httpConfig.ShutdownTimeout, "longest wait for the requests in flight on SIGTERM or SIGINT")
+	o.register(cmd.Flags())
 	return cmd
+}
+
+func (o *serveOptions) register(f *pflag.FlagSet) {
+	f.StringVar(&o.addr, "addr", o.addr, "address to listen on (loopback by default)")
+	f.Int64Var(&o.maxBody, "max-body", o.maxBody, "largest request body in bytes (413); the server holds at most --max-renders times this in bodies at once")
+	f.BoolVar(&o.watch, "watch", false, "reload --templates DIR when its files change; the preview page at / follows")
+	f.IntVar(&o.maxEventStreams, "max-event-streams", o.maxEventStreams, "preview pages (event streams of --watch) open at once")
+	f.StringVar(&o.tokenFile, "token-file", "", "require the bearer token in this file on every request but /healthz")
+	f.StringArrayVar(&o.cors, "cors-origin", nil, "let pages of this origin (https://host[:port]) call the API from a browser; repeatable; \"*\" for any; pages of other origins but the server's own get 403")
+	f.StringArrayVar(&o.allowHosts, "allow-host", nil, "answer requests whose Host is this name too, besides loopback names, the host of --addr and the address the server was reached on; repeatable; \"*\" for any (only behind a proxy that checks Host, or with --token-file)")
+	f.DurationVar(&o.renderTimeout, "render-timeout", o.renderTimeout, "longest one render may take, waiting for a slot included (0: no limit)")
+	f.IntVar(&o.maxRenders, "max-renders", o.maxRenders, "renders that run at once (the number of CPUs Go uses unless set)")
+	f.IntVar(&o.maxQueue, "max-queue", o.maxQueue, "renders that may wait for a slot; past them the server answers 503")
+	h := &o.http
+	f.DurationVar(&h.ReadHeaderTimeout, "read-header-timeout", h.ReadHeaderTimeout, "longest time to read a request's headers")
+	f.DurationVar(&h.ReadTimeout, "read-timeout", h.ReadTimeout, "longest time to read a whole request, body included")
+	f.DurationVar(&h.WriteTimeout, "write-timeout", h.WriteTimeout, "longest time from a request's headers to the end of its response")
+	f.DurationVar(&h.IdleTimeout, "idle-timeout", h.IdleTimeout, "longest time a kept-alive connection waits for its next request")
+	f.IntVar(&h.MaxHeaderBytes, "max-header-bytes", h.MaxHeaderBytes, "largest request line and headers in bytes")
+	f.IntVar(&h.MaxConns, "max-conns", h.MaxConns, "connections open at once; more wait to be accepted")
+	f.IntVar(&h.MaxConnsPerClient, "max-conns-per-client", h.MaxConnsPerClient, "connections open at once from one IP address; more are answered 429 and closed (0: no limit; behind a proxy every client has its address)")
+	f.Int64Var(&h.MinBodyRate, "min-body-rate", h.MinBodyRate, "slowest a request body may arrive, in bytes a second on average, once --body-rate-grace has passed; slower ones are answered 408 and closed (0: no minimum)")
+	f.DurationVar(&h.BodyRateGrace, "body-rate-grace", h.BodyRateGrace, "how long a request body may take before --min-body-rate applies")
+	f.DurationVar(&h.ShutdownTimeout, "shutdown-timeout", h.ShutdownTimeout, "longest wait for the requests in flight on SIGTERM or SIGINT")
+}
+
+// serve runs the server until SIGTERM or SIGINT, and returns once the
+// requests in flight are answered: only then is the audit store closed.
+func (a *app) serve(ctx context.Context, o serveOptions) error {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(100) // the runtime's default, for a process that runs long
+	}
+	srv, err := a.newServer(o)
+	if err != nil {
+		return err
+	}
+	if a.audit != "" {
+		store, err := a.openAudit(false)
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		srv.Record = func(v *engine.Variant, res *engine.Result) error {
+			_, err := store.Record(v, res)
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.watch {
+		if a.templates == "" {
+			return usageError("--watch needs --templates DIR: the embedded library never changes")
+		}
+		if err := a.watch(ctx, srv); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return &engine.Error{Kind: engine.KindUsage, Flag: "--addr", Path: o.addr, Reason: "cannot listen: " + err.Error(), Err: err,
+			Hints: []string{"choose another --addr, e.g. 127.0.0.1:0 for any free port"}}
+	}
+	a.say("serving on http://%s", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		a.say("shutting down: finishing the requests in flight (at most %s)", o.http.ShutdownTimeout)
+	}()
+	if err := server.Serve(ctx, ln, srv, o.http); err != nil {
+		return err
+	}
+	a.say("stopped")
+	return nil
+}
+
+// newServer is the server the options describe, on the library the
+// command's flags name.
+func (a *app) newServer(o serveOptions) (*server.Server, error) {
+	lib, err := a.library()
+	if err != nil {
+		return nil, err
+	}
+	srv := server.New(lib)
+	srv.MaxBody = o.maxBody
+	srv.Logger = slog.New(slog.NewTextHandler(a.stderr, nil))
+	srv.CORSOrigins = o.cors
+	srv.AllowedHosts = serveHosts(o.addr, o.allowHosts)
+	srv.RenderTimeout, srv.MaxRenders, srv.MaxQueue = o.renderTimeout, o.maxRenders, o.maxQueue
+	srv.Tokens, srv.MaxEventStreams = a.tokens, o.maxEventStreams
+	if a.templates != "" { // golden files and lint for the preview page
+		srv.WorkingCopy, _ = engine.Root(a.templates)
+	}
+	if o.tokenFile != "" {
+		if srv.Token, err = readToken(o.tokenFile); err != nil {
+			return nil, err
+		}
+	}
+	return srv, nil
 }
 
 // serveHosts are the names the server answers to besides the loopback ones

@@ -95,16 +95,7 @@ func TestServeFinishesInFlightOnSIGTERM(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGTERM on Windows")
 	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("go is not on PATH")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "render")
-	if out, err := exec.Command(goBin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	db := filepath.Join(dir, "audit.db")
+	bin, db := renderBinary(t), filepath.Join(t.TempDir(), "audit.db")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--audit", db)
