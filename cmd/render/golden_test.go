@@ -62,6 +62,7 @@ func TestNoteWorkingCopy(t *testing.T) {
 // and the closest field; a schema default of the wrong type is an error;
 // render new writes a variant that lint and test pass at once.
 func TestLintAndNew(t *testing.T) {
+	t.Parallel()
 	dir := copyLibrary(t)
 	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("../../testdata")); err != nil {
 		t.Fatal(err)

@@ -272,6 +272,7 @@ func startServe(t *testing.T, dir string) (string, *syncBuffer) {
 // shows a broken template's error, with its position and hint, in place
 // of the prompt, and the prompt again once it is fixed.
 func TestPreviewFollowsEdits(t *testing.T) {
+	t.Parallel()
 	chromiumPath(t)
 	dir := copyLibrary(t)
 	if err := os.CopyFS(filepath.Join(dir, "testdata", "golden"), os.DirFS(filepath.Join("..", "..", "testdata", "golden"))); err != nil {

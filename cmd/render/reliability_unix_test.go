@@ -58,6 +58,7 @@ func temporaryFiles(t *testing.T, dir string) []string {
 // temporary file is left. Then SIGKILL, which cannot be caught: the next
 // render to the same file removes what the killed one left.
 func TestSignalMidWriteLeavesNothing(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs the command and writes 8 MB outputs")
 	}
@@ -171,6 +172,7 @@ func TestInputFromDevZero(t *testing.T) {
 // run for ten minutes and on an AGENTS.md that is a FIFO, ends when it is
 // sent SIGTERM, killing the probe's processes, and exits non-zero.
 func TestGatherStopsOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command")
 	}

@@ -46,6 +46,7 @@ func (s *syncBuffer) String() string {
 // TestWatchReloads edits a working copy under a watching server: a good edit
 // is served, a broken one is reported and the last good library kept.
 func TestWatchReloads(t *testing.T) {
+	t.Parallel()
 	dir := copyLibrary(t)
 	var stderr syncBuffer
 	a := &app{stderr: &stderr, templates: dir}
@@ -92,6 +93,7 @@ func TestWatchReloads(t *testing.T) {
 // 100 Continue) and half of its body. The request is answered, recorded,
 // and the process exits 0 after closing the store.
 func TestServeFinishesInFlightOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGTERM on Windows")
 	}
