@@ -34,7 +34,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	}
 	e.Hints = []string{"the token is the content of the file the server was started with (--token-file); /healthz needs none"}
 	w.Header().Set("WWW-Authenticate", challenge)
-	writeJSONError(w, http.StatusUnauthorized, e)
+	s.writeError(w, r, e)
 	return false
 }
 

@@ -158,7 +158,7 @@ func (s *Server) waitForRoom(ctx context.Context, budget *bodyBudget, n int64) e
 			Reason: "no room to hold the request body was freed within the server's --render-timeout",
 			Hints:  []string{"retry after the seconds in Retry-After"}, Err: errRenderTimeout}
 	}
-	return &engine.Error{Kind: engine.KindUnavailable, Reason: "the client went away before its body was read", Err: err}
+	return &engine.Error{Kind: engine.KindUnavailable, Reason: "the client went away before its body was read", Err: fmt.Errorf("%w: %w", errClientGone, err)}
 }
 
 // readError is the error of a body that could not be read whole.
@@ -178,19 +178,6 @@ func (s *Server) readError(err error) error {
 			Hints:  []string{"send the body as fast as the link allows; an operator can raise --read-timeout"}, Err: fmt.Errorf("%w: %w", errSlowBody, err)}
 	}
 	return &engine.Error{Kind: engine.KindUsage, Reason: "cannot read the request body: " + err.Error(), Err: err}
-}
-
-// bodyOutcome is the outcome of a render whose body was not read.
-func bodyOutcome(err error) string {
-	switch {
-	case errors.Is(err, errBusy):
-		return outcomeRejected
-	case errors.Is(err, errRenderTimeout):
-		return outcomeTimeout
-	case errors.Is(err, context.Canceled):
-		return outcomeCancelled
-	}
-	return outcomeInputError
 }
 
 // bodyWatch remembers whether a request's body was read to its end.

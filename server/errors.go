@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -28,14 +29,6 @@ var (
 // errorBody is the body of every error response.
 type errorBody struct {
 	Error *engine.Error `json:"error"`
-}
-
-// checkFailure is the body of a render whose prompt failed a check: the
-// error, which names each failed check, and the Result, so that a caller
-// sees the prompt it would have had.
-type checkFailure struct {
-	Error  *engine.Error  `json:"error"`
-	Result *engine.Result `json:"result"`
 }
 
 // wireError is err as a body says it: cut to size (an error quotes a
@@ -144,12 +137,19 @@ func status(err error) int {
 	return http.StatusBadRequest
 }
 
-// errRenderTimeout is the cause of a render context whose --render-timeout
-// passed, to tell it from the engine's own limit and from a client that left.
-var errRenderTimeout = errors.New("render timeout")
-
-// errBusy is what gate.enter returns when no place in the queue is left.
-var errBusy = errors.New("busy")
+// The causes of a request the server or its client stopped, which its
+// error wraps: each answers 503 and is a render outcome of its own
+// (outcomeOf).
+var (
+	// errBusy is what gate.enter returns when no place in the queue is left.
+	errBusy = errors.New("busy")
+	// errRenderTimeout is the cause of a render context whose
+	// --render-timeout passed, to tell it from the engine's own limit and
+	// from a client that left.
+	errRenderTimeout = errors.New("render timeout")
+	// errClientGone: the client went away before it was answered.
+	errClientGone = errors.New("client gone")
+)
 
 // stoppedError says why a render stopped early, when the server or its
 // client stopped it rather than the engine: nil otherwise.
@@ -157,12 +157,39 @@ func stoppedError(ctx context.Context, err error) error {
 	switch {
 	case errors.Is(err, errBusy):
 		return &engine.Error{Kind: engine.KindUnavailable, Reason: "every render slot and queue place is taken",
-			Hints: []string{"retry after the seconds in Retry-After; an operator can raise --max-renders or --max-queue"}}
+			Hints: []string{"retry after the seconds in Retry-After; an operator can raise --max-renders or --max-queue"}, Err: errBusy}
 	case context.Cause(ctx) == errRenderTimeout:
 		return &engine.Error{Kind: engine.KindUnavailable, Reason: "the render did not finish within the server's --render-timeout",
-			Hints: []string{"retry after the seconds in Retry-After; a very large input may need an operator to raise --render-timeout"}, Err: err}
+			Hints: []string{"retry after the seconds in Retry-After; a very large input may need an operator to raise --render-timeout"}, Err: fmt.Errorf("%w: %w", errRenderTimeout, err)}
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
-		return &engine.Error{Kind: engine.KindUnavailable, Reason: "the client went away before the render finished", Err: err}
+		return &engine.Error{Kind: engine.KindUnavailable, Reason: "the client went away before the render finished", Err: fmt.Errorf("%w: %w", errClientGone, err)}
 	}
 	return nil
+}
+
+// writeError answers with an error and the status its kind calls for
+// (status): the one way the server answers an error. A 503 says when to
+// come back; the server's own faults are logged too, since nobody else
+// will act on them.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	code := status(err)
+	switch {
+	case code == http.StatusServiceUnavailable:
+		w.Header().Set("Retry-After", "1")
+	case code >= 500:
+		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", code, "error", err.Error()}
+		if e := engine.AsError(err); e.Err != nil && !strings.Contains(e.Reason, e.Err.Error()) {
+			attrs = append(attrs, "cause", e.Err.Error()) // what the body does not say
+		}
+		s.Logger.Error("request failed", attrs...)
+	}
+	writeJSON(w, code, errorBody{Error: wireError(err)})
+}
+
+// notFound is err, the engine's word that something named in the path does
+// not exist (an example), answered 404 rather than as a mistake in the call.
+func notFound(err error) error {
+	e := *engine.AsError(err)
+	e.Err = errors.Join(errNotFound, e.Err)
+	return &e
 }

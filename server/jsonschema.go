@@ -137,8 +137,8 @@ type schemaBuilder struct {
 
 func newSchemaBuilder() *schemaBuilder {
 	b := &schemaBuilder{components: map[string]any{}, names: componentNames(), descriptions: descriptions()}
-	maps.Copy(b.names, previewComponents())
-	maps.Copy(b.descriptions, previewDescriptions())
+	maps.Copy(b.names, authoringComponents())
+	maps.Copy(b.descriptions, authoringDescriptions())
 	return b
 }
 

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/promptsmith/promptsmith/engine"
@@ -17,6 +19,23 @@ const (
 	outcomeTimeout       = "timeout"        // --render-timeout passed (503)
 	outcomeCancelled     = "cancelled"      // the client went away first
 )
+
+// outcomeOf is the outcome of a render that failed with err: stopped by
+// the server or its client (the causes stoppedError and waitForRoom wrap),
+// else the caller's mistake or the server's fault, as its status says.
+func outcomeOf(err error) string {
+	switch {
+	case errors.Is(err, errBusy):
+		return outcomeRejected
+	case errors.Is(err, errRenderTimeout):
+		return outcomeTimeout
+	case errors.Is(err, errClientGone):
+		return outcomeCancelled
+	case status(err) >= 500:
+		return outcomeInternalError
+	}
+	return outcomeInputError
+}
 
 // metrics are the server's Prometheus metrics, on a registry of its own.
 type metrics struct {

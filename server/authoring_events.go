@@ -133,32 +133,12 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.events.unsubscribe(ch)
-	rc := http.NewResponseController(w)
-	// The stream outlives the server's read and write timeouts: it reads
-	// nothing more, and each write has a deadline of its own.
-	rc.SetReadDeadline(time.Time{})
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	write := func(text string) bool {
-		rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
-		if _, err := fmt.Fprint(w, text); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
-	}
-	event := func() bool {
-		st := s.state.Load()
-		data, _ := json.Marshal(st.status())
-		return write(fmt.Sprintf("id: %s\nevent: library\ndata: %s\n\n", st.eventID(), data))
-	}
-	if !write("retry: 1000\n\n") {
+	out := startStream(w)
+	if !out.write("retry: 1000\n\n") {
 		return
 	}
 	if r.Header.Get("Last-Event-ID") != s.state.Load().eventID() {
-		if !event() {
+		if !out.event(s.state.Load()) {
 			return
 		}
 	}
@@ -171,13 +151,69 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 		case <-done:
 			return
 		case <-ch:
-			if !event() {
+			if !out.event(s.state.Load()) {
 				return
 			}
 		case <-keepAlive.C:
-			if !write(": still here\n\n") {
+			if !out.write(": still here\n\n") {
 				return
 			}
 		}
 	}
+}
+
+// eventStream writes the events of one stream.
+type eventStream struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+}
+
+// startStream answers 200 with a stream of events. The stream outlives
+// the server's read and write timeouts: it reads nothing more, and each
+// write has a deadline of its own.
+func startStream(w http.ResponseWriter) eventStream {
+	rc := http.NewResponseController(w)
+	rc.SetReadDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	return eventStream{w, rc}
+}
+
+// write sends text at once, and reports whether the client took it in time.
+func (e eventStream) write(text string) bool {
+	e.rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
+	if _, err := fmt.Fprint(e.w, text); err != nil {
+		return false
+	}
+	return e.rc.Flush() == nil
+}
+
+// event sends the event of st.
+func (e eventStream) event(st *state) bool {
+	data, _ := json.Marshal(st.status())
+	return e.write(fmt.Sprintf("id: %s\nevent: library\ndata: %s\n\n", st.eventID(), data))
+}
+
+// streaming reports whether GET /v1/events is on (StreamEvents): the
+// document lists it only then.
+func (s *Server) streaming() bool {
+	s.events.mu.Lock()
+	defer s.events.mu.Unlock()
+	return s.events.done != nil
+}
+
+func eventsOp() operation {
+	return operation{summary: "Server-sent events: a library swapped in, or a reload that failed",
+		description: "A text/event-stream that render serve --templates DIR --watch keeps open: an event named library at once, " +
+			"then one each time the server swaps in the working copy or fails to reload it, each with an id naming the state " +
+			"and a LibraryStatus as its JSON data (components.schemas.LibraryStatus). A client that reconnects with Last-Event-ID " +
+			"gets no event for the state it has seen. Listed only when the server watches its library; at most --max-event-streams are open at once.",
+		only:     (*Server).streaming,
+		mentions: []schema{typeOf[libraryStatus]()},
+		replies: []reply{{code: 200, description: "The stream, until the client leaves or the server stops.", media: "text/event-stream",
+			body: literal(map[string]any{"type": "string", "description": "Events \"id: N\\nevent: library\\ndata: <LibraryStatus>\\n\\n\" and keep-alive comments."})}},
+		shared: []int{503}}
 }

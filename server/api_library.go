@@ -1,0 +1,160 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/promptsmith/promptsmith/engine"
+)
+
+// The runtime endpoints that read the library and the server without
+// rendering: the variants, their schemas and examples, the version, the
+// OpenAPI document, /healthz and /metrics; each with its OpenAPI operation.
+
+type variantInfo struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Examples    []string `json:"examples"`
+	// Error says why a variant of a working copy does not load (--templates);
+	// Stale that it is served from its last good version (--watch).
+	Error *engine.Error `json:"error,omitempty"`
+	Stale bool          `json:"stale,omitempty"`
+}
+
+type health struct {
+	Status string `json:"status"`
+}
+
+// versionInfo is the answer of /v1/version.
+type versionInfo struct {
+	Version      string `json:"version"`
+	Library      string `json:"library"`
+	LibraryShort string `json:"library_short"`
+}
+
+func (s *Server) variants(w http.ResponseWriter, r *http.Request) {
+	lib := s.lib()
+	out := []variantInfo{}
+	for _, name := range lib.Names() {
+		v, err := lib.Variant(name)
+		if err != nil {
+			out = append(out, variantInfo{Name: name, Examples: []string{}, Error: wireError(err)})
+			continue
+		}
+		info := variantInfo{Name: name, Description: v.Description(), Examples: nonNil(v.Examples())}
+		if stale := lib.Stale(name); stale != nil {
+			info.Error, info.Stale = wireError(stale), true
+		}
+		out = append(out, info)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func variantsOp() operation {
+	return operation{summary: "List the variants, their descriptions and examples",
+		replies: []reply{jsonReply(200, "The variants.", typeOf[[]variantInfo]())}}
+}
+
+func (s *Server) schema(w http.ResponseWriter, r *http.Request) {
+	lib := s.lib()
+	v, err := lib.Variant(r.PathValue("variant"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	provenanceHeaders(w, lib, v)
+	w.Header().Set("Content-Type", "application/schema+json")
+	w.WriteHeader(http.StatusOK)
+	w.Write(v.SchemaJSON())
+}
+
+func schemaOp() operation {
+	return operation{summary: "The JSON Schema (2020-12) of a variant's input",
+		params: []param{variantParam},
+		replies: []reply{{code: 200, description: "The schema, as the library holds it.", media: "application/schema+json",
+			body:    literal(map[string]any{"type": "object", "description": "A JSON Schema (2020-12) document."}),
+			headers: provenanceHeaderNames()}},
+		shared: []int{404}}
+}
+
+// example returns an example input as its author wrote it (YAML or JSON).
+func (s *Server) example(w http.ResponseWriter, r *http.Request) {
+	v, err := s.lib().Variant(r.PathValue("variant"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	in, err := exampleOf(v, r.PathValue("example"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Write(in.Data)
+}
+
+// exampleOf is v's example input of that name; one it lacks answers 404.
+func exampleOf(v *engine.Variant, name string) (engine.Input, error) {
+	in, err := v.Example(name)
+	if err != nil {
+		return in, notFound(err)
+	}
+	return in, nil
+}
+
+func exampleOp() operation {
+	return operation{summary: "An example input of a variant, as written (YAML or JSON)",
+		params:  []param{variantParam, exampleParam},
+		replies: []reply{{code: 200, description: "The example input.", media: "text/plain", body: text()}},
+		shared:  []int{404}}
+}
+
+func (s *Server) version(w http.ResponseWriter, r *http.Request) {
+	p := s.lib().Provenance()
+	writeJSON(w, http.StatusOK, versionInfo{Version: p.Version, Library: p.Library, LibraryShort: p.Short})
+}
+
+func versionOp() operation {
+	return operation{summary: "The program's version and the library's hash",
+		replies: []reply{jsonReply(200, "What the server runs.", typeOf[versionInfo]())}}
+}
+
+// openapi answers the OpenAPI document of the library served, built once
+// for each library (openapi.go).
+func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
+	st := s.state.Load()
+	st.once.Do(func() { st.openapi, st.err = s.document(st.lib) })
+	if st.err != nil {
+		s.writeError(w, r, &engine.Error{Kind: engine.KindInternal, Reason: "cannot build the OpenAPI document: " + st.err.Error(), Err: st.err})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(st.openapi)
+}
+
+func openapiOp() operation {
+	return operation{summary: "This document",
+		replies: []reply{jsonReply(200, "The OpenAPI 3.1 document of the API as this server serves it.", literal(map[string]any{"type": "object"}))},
+		shared:  []int{500}}
+}
+
+// metricsOp describes GET /metrics, which promhttp answers (metrics.go).
+func metricsOp() operation {
+	return operation{summary: "Prometheus metrics",
+		description: "promptsmith_renders_total{variant,outcome}, promptsmith_render_duration_seconds{variant}, " +
+			"promptsmith_render_queue_seconds, promptsmith_rendered_bytes_total{variant}, promptsmith_renders_in_flight, " +
+			"promptsmith_renders_queued, promptsmith_request_body_bytes, promptsmith_request_bodies_waiting, promptsmith_audit_writes_total, promptsmith_audit_failures_total, " +
+			"promptsmith_library_reloads_total, promptsmith_library_reload_failures_total, " +
+			"promptsmith_library_info{library,library_short,version}, promptsmith_http_requests_total{route,code}, and the Go runtime's and the process's.",
+		replies: []reply{{code: 200, description: "The metrics, in the Prometheus text format.", media: "text/plain", body: text()}}}
+}
+
+// healthz answers a load balancer's probe; it is outside the guard and
+// the token (ServeHTTP).
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, health{Status: "ok"})
+}
+
+func healthzOp() operation {
+	return operation{summary: "Whether the server is up; needs no token", open: true,
+		replies: []reply{jsonReply(200, "Up.", typeOf[health]())}}
+}

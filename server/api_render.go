@@ -1,0 +1,265 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/verbatim"
+)
+
+// The runtime endpoints that render: POST /v1/render/{variant},
+// /v1/check/{variant} and /v1/extract. Each reads a body (body.go) and
+// waits for a render slot (slots.go).
+
+// checkReport is the answer of /v1/check: the outcome of each check, and
+// the error naming the failed ones when the answer is 422.
+type checkReport struct {
+	Variant    string               `json:"variant"`
+	OK         bool                 `json:"ok"`
+	Checks     []engine.CheckResult `json:"checks"`
+	IDs        map[string]string    `json:"ids,omitempty"`
+	Provenance engine.Provenance    `json:"provenance"`
+	Error      *engine.Error        `json:"error,omitempty"`
+}
+
+// checkFailure is the body of a render whose prompt failed a check: the
+// error, which names each failed check, and the Result, so that a caller
+// sees the prompt it would have had.
+type checkFailure struct {
+	Error  *engine.Error  `json:"error"`
+	Result *engine.Result `json:"result"`
+}
+
+// extracted is the answer of /v1/extract.
+type extracted struct {
+	Depth  int    `json:"depth"`
+	Region string `json:"region"`
+	Text   string `json:"text"`
+}
+
+// answer is what a render that rendered answers: its status, its body and
+// the outcome promptsmith_renders_total counts it as.
+type answer struct {
+	status  int
+	body    any
+	outcome string
+}
+
+// render answers POST /v1/render/{variant}: the prompt and its Result.
+func (s *Server) render(w http.ResponseWriter, r *http.Request) { s.serveRender(w, r, false) }
+
+// check answers POST /v1/check/{variant}: the outcome of the render's
+// checks, without the prompt.
+func (s *Server) check(w http.ResponseWriter, r *http.Request) { s.serveRender(w, r, true) }
+
+// serveRender looks the variant up, renders the body and answers. The
+// outcome is counted before the answer is written, so that a client that
+// has its answer finds it in /metrics.
+func (s *Server) serveRender(w http.ResponseWriter, r *http.Request, checkOnly bool) {
+	lib := s.lib()
+	name := r.PathValue("variant")
+	v, err := lib.Variant(name)
+	if err != nil {
+		s.metrics.renders.WithLabelValues("", outcomeInputError).Inc()
+		s.writeError(w, r, err)
+		return
+	}
+	provenanceHeaders(w, lib, v)
+	a, err := s.renderAnswer(w, r, v, checkOnly)
+	if err != nil {
+		s.metrics.renders.WithLabelValues(name, outcomeOf(err)).Inc()
+		s.writeError(w, r, err)
+		return
+	}
+	s.metrics.renders.WithLabelValues(name, a.outcome).Inc()
+	writeJSON(w, a.status, a.body)
+}
+
+// renderAnswer reads the token parameters and the body, renders it with v
+// in a render slot, records the prompt (Record) and says what to answer. A
+// prompt that failed a check is an answer (422), not an error.
+func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, v *engine.Variant, checkOnly bool) (answer, error) {
+	ask, err := s.tokenAsk(r)
+	if err != nil {
+		return answer{}, err
+	}
+	opts := ask.options()
+	if checkOnly {
+		opts = ask.fit() // a check report has no token counts
+	}
+	body, release, err := s.body(w, r, inputBody)
+	if err != nil {
+		return answer{}, err
+	}
+	defer release()
+	out, err := inSlot(s, r.Context(), func(ctx context.Context) (rendered, error) {
+		return s.renderIn(ctx, v, engine.Input{Name: "body", Data: body}, opts, !checkOnly)
+	})
+	if err != nil {
+		return answer{}, err
+	}
+	return out.answer(checkOnly), nil
+}
+
+// rendered is a prompt rendered, with the error of the checks it failed:
+// an answer (422), not a failure of the request.
+type rendered struct {
+	res      *engine.Result
+	checkErr error
+}
+
+// answer is what a render answers: the Result, or for /v1/check the check
+// report; 422 when a check failed.
+func (out rendered) answer(checkOnly bool) answer {
+	switch {
+	case out.checkErr != nil && checkOnly:
+		return answer{http.StatusUnprocessableEntity, newCheckReport(out.res, out.checkErr), outcomeCheckFailure}
+	case out.checkErr != nil:
+		return answer{http.StatusUnprocessableEntity, checkFailure{Error: checkError(out.res, out.checkErr), Result: out.res}, outcomeCheckFailure}
+	case checkOnly:
+		return answer{http.StatusOK, newCheckReport(out.res, nil), outcomeOK}
+	}
+	return answer{http.StatusOK, out.res, outcomeOK}
+}
+
+// renderIn renders in with v, timing the render and counting the bytes of
+// its prompt, and, when record is set, hands a prompt that passed its
+// checks to the audit store. It runs in the render slot, so that a slow
+// audit store holds renders back rather than piling them up.
+func (s *Server) renderIn(ctx context.Context, v *engine.Variant, in engine.Input, opts []engine.RenderOption, record bool) (rendered, error) {
+	start := time.Now()
+	res, err := v.Render(ctx, in, opts...)
+	s.metrics.duration.WithLabelValues(v.Name()).Observe(time.Since(start).Seconds())
+	if res == nil {
+		return rendered{}, err
+	}
+	s.metrics.bytes.WithLabelValues(v.Name()).Add(float64(len(res.Text)))
+	nonNilResult(res)
+	if err == nil && record {
+		if err := s.record(v, res); err != nil {
+			return rendered{}, err
+		}
+	}
+	return rendered{res, err}, nil
+}
+
+// record hands a rendered prompt to the audit store, when there is one.
+func (s *Server) record(v *engine.Variant, res *engine.Result) error {
+	if s.Record == nil {
+		return nil
+	}
+	s.metrics.auditWrites.Inc()
+	if err := s.Record(v, res); err != nil {
+		s.metrics.auditFailures.Inc()
+		return &engine.Error{Kind: engine.KindInternal, Reason: "cannot record the prompt in the audit store; the server's log says why", Err: err}
+	}
+	return nil
+}
+
+// newCheckReport is the check report of res, whose checks failed with
+// checkErr (nil when every one passed).
+func newCheckReport(res *engine.Result, checkErr error) checkReport {
+	out := checkReport{Variant: res.Variant, OK: checkErr == nil, Checks: res.Checks, IDs: res.IDs, Provenance: res.Provenance}
+	if checkErr != nil {
+		out.Error = checkError(res, checkErr)
+	}
+	return out
+}
+
+// extract answers POST /v1/extract: the prompt embedded in a rendered
+// prompt, ?depth levels down, from the verbatim region ?variant and
+// ?region name.
+func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
+	depth, err := depthOf(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	vb, err := s.lib().VerbatimRegion(r.URL.Query().Get("variant"), r.URL.Query().Get("region"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	body, release, err := s.body(w, r, promptBody)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	defer release()
+	text, err := inSlot(s, r.Context(), func(context.Context) (string, error) {
+		return verbatim.Of(vb).Extract(string(body), depth)
+	})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, extracted{Depth: depth, Region: vb.Name, Text: text})
+}
+
+// depthOf reads an extraction's ?depth: 1 when there is none.
+func depthOf(r *http.Request) (int, error) {
+	d := r.URL.Query().Get("depth")
+	if d == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(d)
+	if err != nil || n < 1 {
+		return 0, &engine.Error{Kind: engine.KindUsage, Parameter: "depth", Reason: fmt.Sprintf("depth %s is not a whole number of 1 or more", problem.Quote(d))}
+	}
+	return n, nil
+}
+
+func renderOp() operation {
+	return operation{summary: "Render a prompt",
+		description: "Decode, validate, render and check the input; with an audit store, record the prompt before answering.",
+		params:      []param{variantParam, maxTokensParam, tokensParam},
+		body:        inputRequest,
+		replies: []reply{
+			jsonReply(200, "The prompt and its metadata.", typeOf[engine.Result](), provenanceHeaderNames()...),
+			jsonReply(422, "The input is malformed or breaks the schema or a rule (ErrorBody, error.field and error.position say where), "+
+				"or cannot fit max_tokens (ErrorBody), or the prompt failed a check (CheckFailure: error.also names each failed check and its section; result is the prompt).",
+				oneOf(typeOf[errorBody](), typeOf[checkFailure]()), provenanceHeaderNames()...),
+		},
+		shared: []int{400, 404, 413, 500, 503}}
+}
+
+func checkOp() operation {
+	return operation{summary: "Render a prompt and report its checks only",
+		params: []param{variantParam, maxTokensParam, tokensParam},
+		body:   inputRequest,
+		replies: []reply{
+			jsonReply(200, "Every check passed.", typeOf[checkReport](), provenanceHeaderNames()...),
+			jsonReply(422, "The input is wrong (ErrorBody), or a check failed (CheckReport with ok false and error).",
+				oneOf(typeOf[errorBody](), typeOf[checkReport]()), provenanceHeaderNames()...),
+		},
+		shared: []int{400, 404, 413, 500, 503}}
+}
+
+func extractOp() operation {
+	return operation{summary: "Take the prompt embedded in a rendered prompt, a number of levels down",
+		params: []param{
+			queryParam("depth", "How many levels down: 1 is the parent's prompt, 2 its parent's.", map[string]any{"type": "integer", "minimum": 1, "default": 1}),
+			queryParam("variant", "The variant whose verbatim region to read; needed when several declare one.", map[string]any{"type": "string"}),
+			queryParam("region", "The verbatim region to read; needed when the variant declares several.", map[string]any{"type": "string"}),
+		},
+		body: promptRequest,
+		replies: []reply{
+			jsonReply(200, "The embedded prompt.", typeOf[extracted]()),
+			jsonReply(422, "The prompt holds no embedded prompt at that level, or its markers do not balance (error.level says where).", typeOf[errorBody]()),
+		},
+		shared: []int{400, 404, 413, 503}}
+}
+
+// promptRequest is the body of an extraction: a rendered prompt.
+func promptRequest(*docBuilder) map[string]any {
+	return map[string]any{"required": true, "description": "A rendered prompt, as text/plain or text/markdown.",
+		"content": map[string]any{
+			"text/plain":    map[string]any{"schema": map[string]any{"type": "string"}},
+			"text/markdown": map[string]any{"schema": map[string]any{"type": "string"}},
+		}}
+}

@@ -1,0 +1,95 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/promptsmith/promptsmith/engine"
+)
+
+// route is one endpoint of the API: what it answers, its handler, and what
+// the OpenAPI document says of it (its operation, written beside the
+// handler). The document is built by walking the routes, so that an
+// endpoint cannot be served without being described.
+type route struct {
+	method, path string
+	handle       http.HandlerFunc
+	op           operation
+}
+
+// routeTable is every endpoint, in the order the answer to a path the API
+// lacks lists them.
+func (s *Server) routeTable() []route {
+	return []route{
+		{"GET", "/v1/variants", s.variants, variantsOp()},
+		{"GET", "/v1/variants/{variant}/schema", s.schema, schemaOp()},
+		{"GET", "/v1/variants/{variant}/examples/{example}", s.example, exampleOp()},
+		{"GET", "/v1/variants/{variant}/examples/{example}/golden", s.golden, goldenOp()},
+		{"GET", "/v1/variants/{variant}/lint", s.lint, lintOp()},
+		{"POST", "/v1/render/{variant}", s.render, renderOp()},
+		{"POST", "/v1/check/{variant}", s.check, checkOp()},
+		{"POST", "/v1/extract", s.extract, extractOp()},
+		{"GET", "/v1/version", s.version, versionOp()},
+		{"GET", "/v1/openapi.json", s.openapi, openapiOp()},
+		{"GET", "/v1/events", s.streamEvents, eventsOp()},
+		{"GET", "/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP, metricsOp()},
+		{"GET", "/healthz", s.healthz, healthzOp()},
+		{"GET", "/{$}", s.page, pageOp()},
+	}
+}
+
+// newMux routes the requests of s.routes. A path the API has, asked with
+// another method, answers 405 naming the methods it has (OPTIONS answers
+// with them alone); any other path 404, naming the endpoints.
+func (s *Server) newMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	allowed := map[string][]string{}
+	var paths []string
+	for _, rt := range s.routes {
+		mux.HandleFunc(rt.method+" "+rt.path, rt.handle)
+		if allowed[rt.path] == nil {
+			paths = append(paths, rt.path)
+		}
+		allowed[rt.path] = append(allowed[rt.path], rt.method)
+		if rt.method == "GET" {
+			allowed[rt.path] = append(allowed[rt.path], "HEAD")
+		}
+	}
+	for _, p := range paths {
+		mux.HandleFunc(p, s.methodNotAllowed(allowed[p]))
+	}
+	mux.HandleFunc("/", s.noEndpoint)
+	return mux
+}
+
+// methodNotAllowed answers a path with a method other than those it has.
+func (s *Server) methodNotAllowed(methods []string) http.HandlerFunc {
+	allow := strings.Join(methods, ", ") + ", OPTIONS"
+	return func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", allow)
+		if r.Method == http.MethodOptions {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		s.writeError(w, r, &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path,
+			Reason: fmt.Sprintf("%s does not answer %s", r.URL.Path, r.Method),
+			Hints:  []string{"use " + strings.Join(methods, " or ")}, Err: errMethod})
+	}
+}
+
+// noEndpoint answers a path the API does not have.
+func (s *Server) noEndpoint(w http.ResponseWriter, r *http.Request) {
+	s.writeError(w, r, &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path,
+		Reason: fmt.Sprintf("no endpoint %s %s", r.Method, r.URL.Path),
+		Hints:  []string{"the endpoints are listed in the OpenAPI document at /v1/openapi.json: " + endpointList(s.routes)}, Err: errNotFound})
+}
+
+func endpointList(routes []route) string {
+	var list []string
+	for _, rt := range routes {
+		list = append(list, rt.method+" "+strings.TrimSuffix(rt.path, "{$}"))
+	}
+	return strings.Join(list, ", ")
+}

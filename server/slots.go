@@ -1,0 +1,129 @@
+package server
+
+import (
+	"context"
+	"runtime"
+	"time"
+)
+
+// DefaultMaxQueue is how many renders may wait for a slot by default. A
+// render takes about a millisecond, so a full queue on two cores clears in
+// tens of milliseconds; past it a client is told to come back (503) rather
+// than every request sharing the CPU and all of them slowing down.
+const DefaultMaxQueue = 64
+
+// DefaultRenderTimeout bounds the work on one render or check request,
+// waiting for a slot included.
+const DefaultRenderTimeout = 10 * time.Second
+
+// inSlot runs work in a render slot: the one way a request takes one
+// (render, check, extract, lint, golden). It waits for the slot in the
+// queue (promptsmith_renders_queued), under RenderTimeout, and gives the
+// slot back once work returns. Its error is work's, or, when the request
+// got no slot or the server or its client stopped work, the 503 that says
+// so (stoppedError), which writeError answers with Retry-After.
+func inSlot[T any](s *Server, ctx context.Context, work func(ctx context.Context) (T, error)) (T, error) {
+	ctx, cancel := s.renderContext(ctx)
+	defer cancel()
+	if err := s.enter(ctx); err != nil {
+		var none T
+		return none, answerError(ctx, err)
+	}
+	defer s.leave()
+	v, err := work(ctx)
+	return v, answerError(ctx, err)
+}
+
+// renderContext bounds a request's render by RenderTimeout, with a cause
+// that tells its expiry from the client leaving.
+func (s *Server) renderContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.RenderTimeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, s.RenderTimeout, errRenderTimeout)
+}
+
+// answerError is the error a request in a render slot answers with: err,
+// or why the server or its client stopped the request (stoppedError). A
+// request that ended well is not turned into a stopped one because its
+// deadline passed as it finished.
+func answerError(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if stop := stoppedError(ctx, err); stop != nil {
+		return stop
+	}
+	return err
+}
+
+// enter waits for a render slot, counting the wait in the queue metrics.
+func (s *Server) enter(ctx context.Context) error {
+	var since time.Time
+	err := s.renderGate().enter(ctx,
+		func() { since = time.Now(); s.metrics.queued.Inc() },
+		func() { s.metrics.queued.Dec(); s.metrics.wait.Observe(time.Since(since).Seconds()) })
+	if err == nil {
+		s.metrics.inFlight.Inc()
+	}
+	return err
+}
+
+func (s *Server) leave() {
+	s.metrics.inFlight.Dec()
+	s.renderGate().leave()
+}
+
+func (s *Server) renderGate() *gate {
+	s.gateOnce.Do(func() { s.gate = newGate(s.MaxRenders, s.MaxQueue) })
+	return s.gate
+}
+
+// gate bounds the renders that run at once: at most cap(slots) run, at most
+// cap(tickets)-cap(slots) more wait for a slot, and the rest are turned away.
+type gate struct {
+	slots   chan struct{} // one token per running render
+	tickets chan struct{} // one token per render running or waiting
+}
+
+// newGate returns a gate for run renders at once (GOMAXPROCS when run < 1)
+// and queue more waiting.
+func newGate(run, queue int) *gate {
+	if run < 1 {
+		run = runtime.GOMAXPROCS(0)
+	}
+	queue = max(queue, 0)
+	return &gate{slots: make(chan struct{}, run), tickets: make(chan struct{}, run+queue)}
+}
+
+// enter takes a slot, waiting in the queue while every slot is taken. It
+// returns errBusy at once when the queue is full too, and ctx's error when
+// ctx ends first. waiting is called when it has to wait, and done when it
+// stops waiting, for the queue gauge.
+func (g *gate) enter(ctx context.Context, waiting, done func()) error {
+	select {
+	case g.tickets <- struct{}{}:
+	default:
+		return errBusy
+	}
+	select {
+	case g.slots <- struct{}{}:
+		return nil
+	default:
+	}
+	waiting()
+	defer done()
+	select {
+	case g.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		<-g.tickets
+		return ctx.Err()
+	}
+}
+
+// leave gives back the slot enter took.
+func (g *gate) leave() {
+	<-g.slots
+	<-g.tickets
+}
