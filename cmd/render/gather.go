@@ -78,7 +78,11 @@ func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error 
 		return &engine.Error{Kind: engine.KindUsage, Flag: "--dir", Reason: fmt.Sprintf("%s is not a directory", dir),
 			Hints: []string{"point --dir at the project or worktree the prompt is for"}}
 	}
-	lib, v, err := a.variant(variant)
+	v, err := a.variant(variant)
+	if err != nil {
+		return err
+	}
+	opts, err := a.tokenOptions()
 	if err != nil {
 		return err
 	}
@@ -104,7 +108,7 @@ func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error 
 	if !o.render {
 		return a.writeOutput(o.output, completed)
 	}
-	res, err := lib.Render(ctx, variant, engine.Input{Name: "gathered input", Data: completed})
+	res, err := v.Render(ctx, engine.Input{Name: "gathered input", Data: completed}, opts...)
 	if err != nil {
 		err = basePositions(err, base)
 	}

@@ -34,14 +34,13 @@ func (a *app) library() (*engine.Library, error) {
 	return lib, err
 }
 
-// variant loads the library and returns it with one of its variants.
-func (a *app) variant(name string) (*engine.Library, *engine.Variant, error) {
+// variant loads the library and returns one of its variants.
+func (a *app) variant(name string) (*engine.Variant, error) {
 	lib, err := a.library()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	v, err := lib.Variant(name)
-	return lib, v, err
+	return lib.Variant(name)
 }
 
 // noteWorkingCopy says, in one line on stderr, when the embedded library is

@@ -61,7 +61,7 @@ func (a *app) examplesCommand() *cobra.Command {
 		Short: "List a variant's example inputs (render <variant> --example NAME renders one)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, v, err := a.variant(args[0])
+			v, err := a.variant(args[0])
 			if err != nil {
 				return err
 			}
@@ -107,7 +107,7 @@ YAML extension at templates/manifest.schema.json.`,
 					Reason: fmt.Sprintf("unknown language %q: choose %s", lang, strings.Join(choices, ", ")),
 					Hints:  []string{"run render schema --help"}}
 			}
-			_, v, err := a.variant(args[0])
+			v, err := a.variant(args[0])
 			if err != nil {
 				return err
 			}

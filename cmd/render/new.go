@@ -133,7 +133,7 @@ task:
 		if v, err = lib.Variant(name); err == nil {
 			in, _ := v.Example("basic")
 			var res *engine.Result
-			if res, err = lib.Render(a.ctx, name, in); err == nil {
+			if res, err = v.Render(a.ctx, in); err == nil {
 				golden := filepath.Join(root, "testdata", "golden", name, "basic.md")
 				if err = os.MkdirAll(filepath.Dir(golden), 0o755); err == nil {
 					err = os.WriteFile(golden, []byte(res.Text), 0o644)

@@ -30,7 +30,7 @@ func (a *app) loadInput(v *engine.Variant, o renderOptions) (engine.Input, error
 
 // render renders a variant; checkOnly prints the check report instead of the prompt.
 func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
-	_, v, err := a.variant(variant)
+	v, err := a.variant(variant)
 	if err != nil {
 		return err
 	}
