@@ -148,7 +148,7 @@ func bareData(b *testing.B, lib *engine.Library, input []byte, res *engine.Resul
 // text/template set with the engine's functions: what the pipeline
 // executes, without the pipeline.
 func bareTemplates(b *testing.B, variant string) *template.Template {
-	dir := "../../templates/" + variant
+	dir := "templates/" + variant
 	var set *template.Template
 	env := &funcs.Env{Templates: func() *template.Template { return set }}
 	set = template.New(variant).Option("missingkey=error").Funcs(funcs.Map(env))
