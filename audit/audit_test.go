@@ -53,10 +53,7 @@ func TestStore(t *testing.T) {
 			t.Errorf("Get: provenance %+v, want %+v", e.Provenance, last.Provenance)
 		}
 
-		links, err := store.Chain(hash)
-		if err != nil {
-			t.Fatal(err)
-		}
+		links := chainOf(t, store, hash)
 		if len(links) != 4 {
 			t.Fatalf("chain of %d, want 4", len(links))
 		}
@@ -166,14 +163,8 @@ func TestRegionsAtEveryDepth(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		store := open(t, b.target)
 		res := delegate(t, nestedMarkers(50), "t")
-		hash, err := store.Record(delegation(t), res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		links, err := store.Chain(hash)
-		if err != nil {
-			t.Fatal(err)
-		}
+		hash := recordDelegation(t, store, res)
+		links := chainOf(t, store, hash)
 		if len(links) != 52 {
 			t.Fatalf("%d links, want the prompt, its parent and 50 levels", len(links))
 		}
@@ -244,10 +235,7 @@ func TestReadOnly(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		w := open(t, b.target)
 		res := delegate(t, "# Root\n", "t")
-		hash, err := w.Record(delegation(t), res)
-		if err != nil {
-			t.Fatal(err)
-		}
+		hash := recordDelegation(t, w, res)
 		w.Close()
 		r, err := audit.OpenReadOnly(b.target)
 		if err != nil {
@@ -383,14 +371,8 @@ func TestChainOrder(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		store := open(t, b.target)
 		prompts, last := chain(t, "root\n", 5, "t")
-		h, err := store.Record(delegation(t), last)
-		if err != nil {
-			t.Fatal(err)
-		}
-		links, err := store.Chain(h)
-		if err != nil {
-			t.Fatal(err)
-		}
+		h := recordDelegation(t, store, last)
+		links := chainOf(t, store, h)
 		var texts []string
 		for _, l := range links {
 			texts = append(texts, l.Text)
@@ -408,9 +390,7 @@ func TestRowsOnlyUser(t *testing.T) {
 	b := postgresBackend(t)
 	open(t, b.target).Close() // creates the tables
 	store := open(t, rowsOnlyUser(t, b))
-	if _, err := store.Record(delegation(t), delegate(t, "# Root\n", "t")); err != nil {
-		t.Fatal(err)
-	}
+	recordDelegation(t, store, delegate(t, "# Root\n", "t"))
 }
 
 // rowsOnlyUser returns the URL of b as a new role that may read and write
@@ -472,10 +452,7 @@ func TestEveryExample(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s/%s: %v", name, ex, err)
 			}
-			links, err := store.Chain(hash)
-			if err != nil {
-				t.Fatal(err)
-			}
+			links := chainOf(t, store, hash)
 			if links[0].Text != res.Text {
 				t.Errorf("%s/%s: the stored prompt differs from the rendered one", name, ex)
 			}

@@ -166,10 +166,7 @@ func TestBudget(t *testing.T) {
 			t.Fatal("fitted to 600 and 1000 tokens, the crowded example is the same")
 		}
 		dlg := delegate(t, small.Text, "t")
-		dlgHash, err := store.Record(delegation(t), dlg)
-		if err != nil {
-			t.Fatal(err)
-		}
+		dlgHash := recordDelegation(t, store, dlg)
 		links, err := store.Chain(dlgHash)
 		if err != nil || len(links) != 2 || links[1].Text != small.Text {
 			t.Fatalf("the delegation's chain: %d links, %v", len(links), err)
@@ -208,10 +205,7 @@ func writable(t *testing.T, b backend) *sql.DB {
 func version1(t *testing.T, b backend, res *engine.Result) string {
 	t.Helper()
 	w := open(t, b.target)
-	hash, err := w.Record(delegation(t), res)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hash := recordDelegation(t, w, res)
 	w.Close()
 	db := writable(t, b)
 	for _, stmt := range []string{`ALTER TABLE prompts DROP COLUMN budget`, `ALTER TABLE prompts DROP COLUMN signature`,

@@ -126,10 +126,7 @@ func TestDeepChain(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.db")
 	store := open(t, path)
 	wait := writers(t, path, 3, 2)
-	hash, err := store.Record(delegation(t), last)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hash := recordDelegation(t, store, last)
 	others, err := wait()
 	if err != nil {
 		t.Fatal(err)
@@ -168,10 +165,7 @@ func TestTenThousandLevels(t *testing.T) {
 	res := delegate(t, nestedMarkers(depth), "t")
 	eachBackend(t, func(t *testing.T, b backend) {
 		store := open(t, b.target)
-		hash, err := store.Record(delegation(t), res)
-		if err != nil {
-			t.Fatal(err)
-		}
+		hash := recordDelegation(t, store, res)
 		if links, err := store.Links(hash); err != nil || len(links) != depth+2 {
 			t.Fatalf("%d links, %v", len(links), err)
 		}

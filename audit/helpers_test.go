@@ -2,13 +2,9 @@ package audit_test
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,12 +13,8 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testpostgres"
 )
-
-// postgresEnv names the PostgreSQL database the tests may use, as a
-// postgres:// URL; the PostgreSQL tests skip when it is unset. .ci/run
-// starts a throwaway server and sets it.
-const postgresEnv = "PROMPTSMITH_TEST_POSTGRES"
 
 // backend is where a test's store lives: a fresh SQLite file, or a fresh
 // schema of the PostgreSQL database.
@@ -55,30 +47,7 @@ func sqliteBackend(t *testing.T) backend {
 // PROMPTSMITH_TEST_POSTGRES names (through search_path in the URL), dropped
 // when the test ends.
 func postgresBackend(t *testing.T) backend {
-	base := os.Getenv(postgresEnv)
-	if base == "" {
-		t.Skip(postgresEnv + " is not set: no PostgreSQL to test against (.ci/run starts one)")
-	}
-	var r [6]byte
-	rand.Read(r[:])
-	schema := "audit_test_" + hex.EncodeToString(r[:])
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatalf("%s: cannot create a schema for the test: %v", redacted(base), err)
-	}
-	t.Cleanup(func() { admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`) })
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	target := u.String()
+	target := testpostgres.Schema(t, "audit_test_")
 	return backend{name: "postgres", target: target, db: func(t *testing.T) *sql.DB {
 		db, err := sql.Open("pgx", target)
 		if err != nil {
@@ -89,21 +58,47 @@ func postgresBackend(t *testing.T) backend {
 	}}
 }
 
-func redacted(s string) string {
-	if u, err := url.Parse(s); err == nil {
-		return u.Redacted()
-	}
-	return "the URL"
+// open opens the store at target, closed when the test ends.
+func open(t *testing.T, target string, opts ...audit.Option) *audit.Store {
+	t.Helper()
+	return opened(t, audit.Open, target, opts...)
 }
 
-func open(t *testing.T, target string) *audit.Store {
+// readOnly opens the store at target read-only, closed when the test ends.
+func readOnly(t *testing.T, target string, opts ...audit.Option) *audit.Store {
 	t.Helper()
-	s, err := audit.Open(target)
+	return opened(t, audit.OpenReadOnly, target, opts...)
+}
+
+func opened(t *testing.T, openStore func(string, ...audit.Option) (*audit.Store, error), target string, opts ...audit.Option) *audit.Store {
+	t.Helper()
+	s, err := openStore(target, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// recordDelegation records res, a render of the delegation variant, and
+// returns its hash.
+func recordDelegation(t testing.TB, store *audit.Store, res *engine.Result) string {
+	t.Helper()
+	hash, err := store.Record(delegation(t), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hash
+}
+
+// chainOf is the chain of hash, from the prompt to its root.
+func chainOf(t *testing.T, store *audit.Store, hash string) []audit.Entry {
+	t.Helper()
+	links, err := store.Chain(hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return links
 }
 
 func count(t *testing.T, db *sql.DB, query string) int {
@@ -113,16 +108,6 @@ func count(t *testing.T, db *sql.DB, query string) int {
 		t.Fatalf("%s: %v", query, err)
 	}
 	return n
-}
-
-// lib is the embedded library (promptsmith.Library loads it once).
-func lib(t testing.TB) *engine.Library {
-	t.Helper()
-	l, err := promptsmith.Library()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
 }
 
 // delegationInput is a minimal delegation input around parent; task tells
@@ -166,6 +151,16 @@ func chain(t testing.TB, root string, depth int, task string) ([]string, *engine
 		prompts = append(prompts, last.Text)
 	}
 	return prompts, last
+}
+
+// lib is the embedded library (promptsmith.Library loads it once).
+func lib(t testing.TB) *engine.Library {
+	t.Helper()
+	l, err := promptsmith.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 func delegation(t testing.TB) *engine.Variant {

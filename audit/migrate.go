@@ -205,6 +205,36 @@ func checkNewer(applied map[int]bool, all []migration) error {
 	return nil
 }
 
+// migrateTx is the end of either backend's migrate: in tx, under the lock
+// the backend has taken, it applies the migrations the store lacks (have
+// tells whether it has a schema_migrations table yet), each in the
+// database's dialect, and commits.
+func migrateTx(ctx context.Context, tx *sql.Tx, be backend, have func(context.Context, querier) (bool, error), dialect func(migration) string) error {
+	haveTable, err := have(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if err := applyMigrations(ctx, tx, be, dialect, haveTable); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// checkMigrated is either backend's check: a database without a
+// schema_migrations table (have tells) holds no store, an ErrNoStore usage
+// error at where with reason and hint; one with it must be current enough
+// to read (checkCurrent).
+func checkMigrated(ctx context.Context, db *sql.DB, where string, have func(context.Context, querier) (bool, error), reason, hint string) (map[int]bool, error) {
+	haveTable, err := have(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if !haveTable {
+		return nil, &problem.Error{Kind: problem.KindUsage, Path: where, Reason: reason, Err: ErrNoStore, Hints: []string{hint}}
+	}
+	return checkCurrent(ctx, db, where)
+}
+
 // checkCurrent verifies, without writing, that the store can be read as it
 // is: every migration has been applied, or lacks only versions that reads
 // can do without (see migration.readsWithout). It returns the versions

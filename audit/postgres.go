@@ -89,14 +89,7 @@ func (b postgresBackend) migrate(ctx context.Context, db *sql.DB) error {
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 		return err
 	}
-	have, err := b.haveMigrations(ctx, tx)
-	if err != nil {
-		return err
-	}
-	if err := applyMigrations(ctx, tx, b, func(m migration) string { return m.postgres }, have); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return migrateTx(ctx, tx, b, b.haveMigrations, func(m migration) string { return m.postgres })
 }
 
 // haveMigrations reports whether schema_migrations exists in the URL's
@@ -118,15 +111,8 @@ func (postgresBackend) haveMigrations(ctx context.Context, q querier) (bool, err
 }
 
 func (b postgresBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, error) {
-	exists, err := b.haveMigrations(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	if !exists {
-		return nil, &problem.Error{Kind: problem.KindUsage, Path: b.where, Reason: "no audit store in this database (it has no schema_migrations table)", Err: ErrNoStore,
-			Hints: []string{"record a render with --audit and this URL first; reading never creates tables"}}
-	}
-	return checkCurrent(ctx, db, b.where)
+	return checkMigrated(ctx, db, b.where, b.haveMigrations, "no audit store in this database (it has no schema_migrations table)",
+		"record a render with --audit and this URL first; reading never creates tables")
 }
 
 // write stores a record with four statements (five when a key signs the

@@ -61,10 +61,8 @@ func TestForgeries(t *testing.T) {
 	}{{
 		name: "a record by a writer without the key",
 		forge: func(t *testing.T, f *fixture) {
-			w := openWith(t, f.b.target)
-			if _, err := w.Record(delegation(t), delegate(t, "# Forged\n", "t")); err != nil {
-				t.Fatal(err)
-			}
+			w := open(t, f.b.target)
+			recordDelegation(t, w, delegate(t, "# Forged\n", "t"))
 		},
 		read: func(t *testing.T, f *fixture) string { return f.hashOf(t, "# Forged\n") },
 		want: func(t *testing.T, f *fixture) []string {
@@ -78,32 +76,32 @@ func TestForgeries(t *testing.T) {
 		forge: func(t *testing.T, f *fixture) {
 			f.exec(t, `UPDATE prompts SET variant = 'forged' WHERE hash = ?`, f.links[top])
 		},
-		read:   func(t *testing.T, f *fixture) string { return f.links[top] },
-		want:   func(t *testing.T, f *fixture) []string { return []string{"prompts hash=" + f.links[top]} },
+		read:   atLink(top),
+		want:   promptRow(top),
 		reason: "its signature does not verify",
 	}, {
 		name: "a region renamed, which the address does not cover",
 		forge: func(t *testing.T, f *fixture) {
 			f.exec(t, `UPDATE parts SET region = 'forged' WHERE hash = ? AND seq = 0`, f.links[top])
 		},
-		read:   func(t *testing.T, f *fixture) string { return f.links[top] },
-		want:   func(t *testing.T, f *fixture) []string { return []string{"prompts hash=" + f.links[top]} },
+		read:   atLink(top),
+		want:   promptRow(top),
 		reason: "its signature does not verify",
 	}, {
 		name: "a signature copied from another row",
 		forge: func(t *testing.T, f *fixture) {
 			f.exec(t, `UPDATE prompts SET signature = (SELECT signature FROM prompts WHERE hash = ?) WHERE hash = ?`, f.links[mid2], f.links[mid1])
 		},
-		read:   func(t *testing.T, f *fixture) string { return f.links[mid1] },
-		want:   func(t *testing.T, f *fixture) []string { return []string{"prompts hash=" + f.links[mid1]} },
+		read:   atLink(mid1),
+		want:   promptRow(mid1),
 		reason: "its signature does not verify",
 	}, {
 		name: "a signature removed",
 		forge: func(t *testing.T, f *fixture) {
 			f.exec(t, `UPDATE prompts SET signature = '' WHERE hash = ?`, f.links[root])
 		},
-		read:   func(t *testing.T, f *fixture) string { return f.links[root] },
-		want:   func(t *testing.T, f *fixture) []string { return []string{"prompts hash=" + f.links[root]} },
+		read:   atLink(root),
+		want:   promptRow(root),
 		reason: "has no signature",
 	}, {
 		name: "an id pointed at another prompt",
@@ -120,7 +118,7 @@ func TestForgeries(t *testing.T) {
 		forge: func(t *testing.T, f *fixture) {
 			f.exec(t, `INSERT INTO ids(name, value, hash) VALUES('delegation_id', 'dlg-forged', ?)`, f.links[mid1])
 		},
-		read: func(t *testing.T, f *fixture) string { return f.links[mid1] },
+		read: atLink(mid1),
 		want: func(t *testing.T, f *fixture) []string {
 			return []string{"ids name=delegation_id value=dlg-forged hash=" + f.links[mid1]}
 		},
@@ -163,6 +161,16 @@ func TestForgeries(t *testing.T) {
 			})
 		})
 	}
+}
+
+// atLink reads the prompt at link i of the fixture's chain.
+func atLink(i int) func(*testing.T, *fixture) string {
+	return func(_ *testing.T, f *fixture) string { return f.links[i] }
+}
+
+// promptRow wants Verify to name the row of prompts of link i.
+func promptRow(i int) func(*testing.T, *fixture) []string {
+	return func(_ *testing.T, f *fixture) []string { return []string{"prompts hash=" + f.links[i]} }
 }
 
 // hashOf returns the address of the delegation recorded with parent
@@ -230,7 +238,7 @@ func TestSignedUpdate(t *testing.T) {
 			t.Fatalf("mid1 after its own signed record: %+v %v", e, err)
 		}
 
-		plain := openWith(t, b.target)
+		plain := open(t, b.target)
 		if h, err := plain.Record(v, delegate(t, f.texts[root], "t")); err != nil || h != f.links[mid2] {
 			t.Fatalf("record mid2 itself without the key: %.12s %v", h, err)
 		}

@@ -110,14 +110,7 @@ func (b sqliteBackend) migrate(ctx context.Context, db *sql.DB) error {
 	if err := b.legacy(ctx, tx); err != nil {
 		return err
 	}
-	have, err := b.haveMigrations(ctx, tx)
-	if err != nil {
-		return err
-	}
-	if err := applyMigrations(ctx, tx, b, func(m migration) string { return m.sqlite }, have); err != nil {
-		return err
-	}
-	return tx.Commit()
+	return migrateTx(ctx, tx, b, b.haveMigrations, func(m migration) string { return m.sqlite })
 }
 
 // haveMigrations reports whether the file has a schema_migrations table.
@@ -152,15 +145,8 @@ func (b sqliteBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, err
 	if err := b.legacy(ctx, db); err != nil {
 		return nil, err
 	}
-	have, err := b.haveMigrations(ctx, db)
-	if err != nil {
-		return nil, err
-	}
-	if !have {
-		return nil, &problem.Error{Kind: problem.KindUsage, Path: b.path, Reason: "is not an audit database (it has no schema_migrations table)", Err: ErrNoStore,
-			Hints: []string{"name the file that render --audit wrote"}}
-	}
-	return checkCurrent(ctx, db, b.path)
+	return checkMigrated(ctx, db, b.path, b.haveMigrations, "is not an audit database (it has no schema_migrations table)",
+		"name the file that render --audit wrote")
 }
 
 // write inserts the record's prompts in address order, the parts of those

@@ -39,13 +39,10 @@ const (
 
 func newFixture(t *testing.T, b backend, opts ...audit.Option) *fixture {
 	t.Helper()
-	f := &fixture{b: b, store: openWith(t, b.target, opts...), db: writable(t, b)}
+	f := &fixture{b: b, store: open(t, b.target, opts...), db: writable(t, b)}
 	prompts, last := chain(t, "# Root\n\nYou own the work: "+rootSecret+"\n", 3, "t")
 	f.last = last
-	hash, err := f.store.Record(delegation(t), last)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hash := recordDelegation(t, f.store, last)
 	links, err := f.store.Links(hash)
 	if err != nil || len(links) != 4 {
 		t.Fatalf("%d links, %v", len(links), err)
@@ -54,20 +51,8 @@ func newFixture(t *testing.T, b backend, opts ...audit.Option) *fixture {
 		f.links = append(f.links, l.Hash)
 		f.texts = append(f.texts, prompts[3-i])
 	}
-	if f.other, err = f.store.Record(delegation(t), delegate(t, "# Other\n", "t")); err != nil {
-		t.Fatal(err)
-	}
+	f.other = recordDelegation(t, f.store, delegate(t, "# Other\n", "t"))
 	return f
-}
-
-func openWith(t *testing.T, target string, opts ...audit.Option) *audit.Store {
-	t.Helper()
-	s, err := audit.Open(target, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }
 
 // exec runs a statement with ? placeholders on the database behind the
@@ -338,16 +323,6 @@ func TestTampering(t *testing.T) {
 			})
 		})
 	}
-}
-
-func readOnly(t *testing.T, target string, opts ...audit.Option) *audit.Store {
-	t.Helper()
-	s, err := audit.OpenReadOnly(target, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }
 
 // TestVerifyReportsEveryProblem: a byte changed in one prompt and a child

@@ -64,12 +64,19 @@ func loadNote(t *testing.T, change func(fstest.MapFS)) (*Library, error) {
 	return LoadStrict(fsys)
 }
 
-func renderNote(t *testing.T, input string) (*Result, error) {
+// mustLoadNote is loadNote for a change that leaves a library that loads.
+func mustLoadNote(t *testing.T, change func(fstest.MapFS)) *Library {
 	t.Helper()
-	lib, err := loadNote(t, nil)
+	lib, err := loadNote(t, change)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return lib
+}
+
+func renderNote(t *testing.T, input string) (*Result, error) {
+	t.Helper()
+	lib := mustLoadNote(t, nil)
 	return lib.Render(context.Background(), "note", Input{Name: "in.yaml", Data: []byte(input)})
 }
 
@@ -151,7 +158,7 @@ func TestInputRules(t *testing.T) {
 // A property that a then branch forbids (a false schema) is refused with the
 // description of the field, which says when it applies.
 func TestFieldForbiddenByABranch(t *testing.T) {
-	lib, err := loadNote(t, func(fsys fstest.MapFS) {
+	lib := mustLoadNote(t, func(fsys fstest.MapFS) {
 		fsys["schemas/note.schema.json"] = &fstest.MapFile{Data: []byte(`{
   "type": "object", "required": ["title"],
   "properties": {
@@ -171,10 +178,7 @@ func TestFieldForbiddenByABranch(t *testing.T) {
 		fsys["templates/note/prompt.yaml"] = &fstest.MapFile{Data: []byte("sections: [title, items, tail]\n" +
 			"ids:\n  note_id: {of: [/title]}\nverbatim:\n  - {name: body, field: /body, start: \"<<<\", end: \">>>\"}\n")}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = lib.Render(context.Background(), "note", Input{Name: "in.yaml", Data: []byte("title: T\nbody: x\n")})
+	_, err := lib.Render(context.Background(), "note", Input{Name: "in.yaml", Data: []byte("title: T\nbody: x\n")})
 	e := AsError(err)
 	if e == nil || e.Field != "/body" || e.Reason != `"body" is not allowed here` ||
 		len(e.Hints) == 0 || e.Hints[0] != "this field is: Admins only: text kept verbatim." {
@@ -254,13 +258,10 @@ func TestLoadErrorsNameTheFile(t *testing.T) {
 }
 
 func TestTemplateErrorsAtRender(t *testing.T) {
-	lib, err := loadNote(t, func(f fstest.MapFS) {
+	lib := mustLoadNote(t, func(f fstest.MapFS) {
 		f["templates/note/items.md.tmpl"].Data = []byte("line one\n{{ .nosuch.field }}")
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\n")})
+	_, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\n")})
 	e := AsError(err)
 	if e.Kind != KindTemplate || !strings.HasPrefix(e.Position, "templates/note/items.md.tmpl:2:") || !strings.Contains(e.Error(), `no field "nosuch"`) {
 		t.Fatalf("got %#v", e)
@@ -290,12 +291,9 @@ func TestUnknownVariantAndExample(t *testing.T) {
 // TestDefaultsKeepKeyOrder: fields the schema fills in come after the
 // caller's, whose order is kept.
 func TestDefaultsKeepKeyOrder(t *testing.T) {
-	lib, err := loadNote(t, func(f fstest.MapFS) {
+	lib := mustLoadNote(t, func(f fstest.MapFS) {
 		f["templates/note/title.md.tmpl"].Data = []byte("# Note\n{{ keys . | join \",\" }}\n")
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	res, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte(`{"title": "T", "tags": {}, "refs": []}`)})
 	if err != nil {
 		t.Fatal(err)
@@ -308,13 +306,10 @@ func TestDefaultsKeepKeyOrder(t *testing.T) {
 // TestIncludeRecursionIsAnError: a template that includes itself stops with
 // an error naming it, instead of exhausting the stack.
 func TestIncludeRecursionIsAnError(t *testing.T) {
-	lib, err := loadNote(t, func(f fstest.MapFS) {
+	lib := mustLoadNote(t, func(f fstest.MapFS) {
 		f["templates/note/styles/plain.md.tmpl"].Data = []byte(`{{ include "styles/plain.md.tmpl" . }}`)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\nstyle: plain\n")})
+	_, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\nstyle: plain\n")})
 	if e := AsError(err); e == nil || e.Kind != KindTemplate || !strings.Contains(e.Reason, "include each other too deeply") {
 		t.Fatalf("got %v", err)
 	}

@@ -8,10 +8,7 @@ import (
 
 func lintNote(t *testing.T, change func(fstest.MapFS)) []string {
 	t.Helper()
-	lib, err := loadNote(t, change)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := mustLoadNote(t, change)
 	v, _ := lib.Variant("note")
 	var out []string
 	for _, f := range v.Lint() {

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"runtime"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"text/template"
+
+	"github.com/promptsmith/promptsmith/internal/alloc"
 )
 
 // TestFieldPrintsAsBefore: an action rewritten to write a verbatim field
@@ -65,10 +66,7 @@ func TestLargeFieldIsWrittenOnce(t *testing.T) {
 		m = strings.Replace(m, "max_bytes: 400", "max_bytes: 16777216", 1)
 		f["templates/note/prompt.yaml"] = &fstest.MapFile{Data: []byte(m)}
 	}
-	lib, err := loadNote(t, big)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := mustLoadNote(t, big)
 	body := strings.Repeat("a line of the parent's prompt, long enough to matter\n", 40000) // 2 MB
 	in, _ := json.Marshal(map[string]any{"title": "T", "body": body})
 	render := func() *Result {
@@ -79,16 +77,14 @@ func TestLargeFieldIsWrittenOnce(t *testing.T) {
 		return res
 	}
 	render() // the first render sizes the output for the next
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	res := render()
-	runtime.ReadMemStats(&after)
+	var res *Result
+	used := alloc.Bytes(func() { res = render() })
 	if !strings.Contains(res.Text, "<<<\n"+body+"\n>>>") {
 		t.Fatal("the field is not in the prompt as it is")
 	}
 	// decoded string + output = 2 × the field; fmt's copy and the buffer's
 	// growth would add about two more.
-	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(len(body)*5/2); got > limit {
+	if got, limit := used, uint64(len(body)*5/2); got > limit {
 		t.Errorf("a render with a %d-byte field allocated %d bytes, over %d", len(body), got, limit)
 	}
 
@@ -109,15 +105,12 @@ func TestLargeFieldIsWrittenOnce(t *testing.T) {
 // of its own) and in a check's when: condition (which runs after the
 // output is done).
 func TestFieldWrittenWhereItIsPrinted(t *testing.T) {
-	lib, err := loadNote(t, func(f fstest.MapFS) {
+	lib := mustLoadNote(t, func(f fstest.MapFS) {
 		f["templates/note/styles/quoted.md.tmpl"] = &fstest.MapFile{Data: []byte("[{{ .body }}]\n")}
 		m := string(f["templates/note/prompt.yaml"].Data)
 		m = strings.Replace(m, `when: "{{ not .admin }}"`, `when: "{{ .body }}"`, 1)
 		f["templates/note/prompt.yaml"] = &fstest.MapFile{Data: []byte(m)}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, body := range []string{"true", "false"} {
 		res, err := lib.Render(context.Background(), "note", Input{Name: "in.yaml", Data: []byte("title: T\nstyle: quoted\nbody: \"" + body + "\"\n")})
 		if err != nil {

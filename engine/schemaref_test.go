@@ -22,11 +22,8 @@ func TestSchemaRefersToAnotherFile(t *testing.T) {
 			f["schemas/unused.schema.json"] = &fstest.MapFile{Data: []byte(`{"broken": `)}
 		}
 	}
-	lib, err := loadNote(t, withCommon(`{"$schema": "https://json-schema.org/draft/2020-12/schema",
+	lib := mustLoadNote(t, withCommon(`{"$schema": "https://json-schema.org/draft/2020-12/schema",
   "$defs": {"style": {"type": "string", "enum": ["plain", "fancy"], "default": "plain"}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	res, err := lib.Render(context.Background(), "note", Input{Name: "in.yaml", Data: []byte("title: T\nstyle: fancy\n")})
 	if err != nil || !strings.Contains(res.Text, "*fancy") {
 		t.Fatalf("render with a referenced schema: %v", err)

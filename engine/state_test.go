@@ -19,15 +19,12 @@ import (
 // order, sorted, and no render leaves an entry behind.
 func TestKeyOrderLivesWithItsLibrary(t *testing.T) {
 	for i := range 20 {
-		lib, err := loadNote(t, func(f fstest.MapFS) {
+		lib := mustLoadNote(t, func(f fstest.MapFS) {
 			f["templates/note/prompt.yaml"].Data = bytes.Replace(f["templates/note/prompt.yaml"].Data, []byte("  max_bytes: 400\n"), nil, 1)
 			f["templates/note/title.md.tmpl"].Data = []byte("# Note\n{{ range until 200 }}" +
 				`{{ keys (dict "type" "string" "description" "d") | join "," }};{{ end }}` +
 				"\n{{ range entries .tags }}{{ .key }} {{ end }}\n")
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		res, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte(`{"title": "T", "tags": {"z": "1", "a": "2"}}`)})
 		if err != nil {
 			t.Fatal(err)

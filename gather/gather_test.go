@@ -96,9 +96,7 @@ func fakeCommand(t *testing.T, name, script string) {
 func gitRepo(t *testing.T) string {
 	t.Helper()
 	repo := testrepo.New(t)
-	repo.Write("a.txt", "one\n")
-	repo.Git("add", "a.txt")
-	repo.Git("commit", "-q", "-m", "Add a.txt")
+	repo.Commit("Add a.txt", "a.txt", "one\n")
 	repo.Write("a.txt", "two\n")
 	return repo.Dir
 }

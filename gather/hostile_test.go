@@ -28,10 +28,7 @@ func hostileRepo(t *testing.T) (dir, marks string) {
 		}
 		return path
 	}
-	repo.Write("a.txt", "one\n")
-	repo.Write(".gitattributes", "* filter=evil diff=evil\n")
-	repo.Git("add", "a.txt", ".gitattributes")
-	repo.Git("commit", "-q", "-m", "Add a.txt")
+	repo.Commit("Add a.txt", "a.txt", "one\n", ".gitattributes", "* filter=evil diff=evil\n")
 	for key, value := range map[string]string{
 		"core.fsmonitor":       script("fsmonitor"),
 		"filter.evil.clean":    script("clean"),
@@ -159,9 +156,7 @@ func runPlain(dir string, argv ...string) (string, error) {
 // running a command.
 func TestGitProbesFetchNothing(t *testing.T) {
 	origin := testrepo.New(t)
-	origin.Write("a.txt", "one\n")
-	origin.Git("add", "a.txt")
-	origin.Git("commit", "-q", "-m", "Add a.txt")
+	origin.Commit("Add a.txt", "a.txt", "one\n")
 	origin.Git("config", "uploadpack.allowFilter", "true")
 	dir := filepath.Join(t.TempDir(), "clone")
 	origin.Git("-c", "protocol.file.allow=always", "clone", "-q", "--no-checkout", "--filter=blob:none", "file://"+origin.Dir, dir)

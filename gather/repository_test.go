@@ -16,9 +16,7 @@ import (
 func secretRepo(t *testing.T) string {
 	t.Helper()
 	repo := testrepo.New(t)
-	repo.Write("SECRET.txt", "SECRET\n")
-	repo.Git("add", "SECRET.txt")
-	repo.Git("commit", "-q", "-m", "SECRET commit")
+	repo.Commit("SECRET commit", "SECRET.txt", "SECRET\n")
 	return repo.Dir
 }
 
@@ -103,9 +101,7 @@ func TestGitProbesStayInsideTheDirectory(t *testing.T) {
 		}, map[string]string{"GIT_DIR": "OTHER/.git", "GIT_WORK_TREE": "OUTSIDE"}},
 		{"a linked worktree", func(t *testing.T) (string, string) {
 			repo := testrepo.New(t)
-			repo.Write("a.txt", "one\n")
-			repo.Git("add", "a.txt")
-			repo.Git("commit", "-q", "-m", "Add a.txt")
+			repo.Commit("Add a.txt", "a.txt", "one\n")
 			wt := filepath.Join(t.TempDir(), "wt")
 			repo.Git("worktree", "add", "-q", wt)
 			writeFile(t, filepath.Join(wt, "a.txt"), "two\n")

@@ -42,12 +42,7 @@ func staleChange(t *testing.T, path string) {
 func addSubmodule(t *testing.T, top *testrepo.Repo, files ...string) {
 	t.Helper()
 	sub := testrepo.New(t)
-	sub.Write("s.txt", "one\n")
-	for i := 0; i+1 < len(files); i += 2 {
-		sub.Write(files[i], files[i+1])
-	}
-	sub.Git("add", ".")
-	sub.Git("commit", "-q", "-m", "Add s.txt")
+	sub.Commit("Add s.txt", append([]string{"s.txt", "one\n"}, files...)...)
 	top.Git("-c", "protocol.file.allow=always", "submodule", "-q", "add", sub.Dir, "sub")
 	top.Git("commit", "-q", "-m", "Add sub")
 }
@@ -61,18 +56,12 @@ func submoduleRepo(t *testing.T) (dir, marks string) {
 	t.Helper()
 	marks = t.TempDir()
 	top := testrepo.New(t)
-	top.Write("a.txt", "one\n")
-	top.Write(".gitattributes", "* filter=evil diff=evil\n")
-	top.Git("add", "a.txt", ".gitattributes")
-	top.Git("commit", "-q", "-m", "Add a.txt")
+	top.Commit("Add a.txt", "a.txt", "one\n", ".gitattributes", "* filter=evil diff=evil\n")
 	addSubmodule(t, top, ".gitattributes", "* filter=subevil diff=subevil\n")
 	// A submodule that holds its own .git directory, as one added from a
 	// repository already in the work tree does.
 	emb := testrepo.New(t)
-	emb.Write("e.txt", "one\n")
-	emb.Write(".gitattributes", "* filter=embevil\n")
-	emb.Git("add", "e.txt", ".gitattributes")
-	emb.Git("commit", "-q", "-m", "Add e.txt")
+	emb.Commit("Add e.txt", "e.txt", "one\n", ".gitattributes", "* filter=embevil\n")
 	top.Git("-c", "protocol.file.allow=always", "clone", "-q", emb.Dir, "emb")
 	top.Git("submodule", "-q", "add", "./emb")
 	top.Git("config", "-f", ".gitmodules", "submodule.sub.ignore", "none")

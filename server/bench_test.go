@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -20,10 +20,7 @@ import (
 // unbounded, and reports the latency quantiles clients see: bounding keeps
 // the tail short because each render runs without sharing its core.
 func BenchmarkRenderUnderLoad(b *testing.B) {
-	lib, err := promptsmith.Library()
-	if err != nil {
-		b.Fatal(err)
-	}
+	lib := fixture.Library(b)
 	body, err := os.ReadFile("../templates/delegation/examples/minimal.yaml")
 	if err != nil {
 		b.Fatal(err)

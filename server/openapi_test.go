@@ -24,6 +24,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -229,10 +230,7 @@ const failingCheck = `{"parent": {"agent_id": "a", "prompt_key": "k", "prompt": 
 // and not, and validates each response against the document the server
 // serves: its status, headers, media type and body.
 func TestOpenAPIMatchesResponses(t *testing.T) {
-	lib, err := promptsmith.Library()
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := fixture.Library(t)
 	const token = "s3cret-token"
 	srv := server.New(lib)
 	srv.Token = token
@@ -339,7 +337,7 @@ func TestOpenAPIMatchesResponses(t *testing.T) {
 		bdoc.check(t, "POST", "/v1/check/delegation", resp, body)
 		close(release)
 	}()
-	waitForGauge(t, busy, "promptsmith_renders_queued", 1)
+	server.AwaitGauge(t, busy, "promptsmith_renders_queued", 1)
 	resp, body := call(t, bts, "POST", "/v1/render/delegation", input, "")
 	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("a full queue: %d %v %s", resp.StatusCode, resp.Header, body)
@@ -371,10 +369,7 @@ func TestOpenAPIMatchesResponses(t *testing.T) {
 // library has, with their input schemas, and every example input is valid
 // against the render request body's schema.
 func TestOpenAPIDescribesTheLibrary(t *testing.T) {
-	lib, err := promptsmith.Library()
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := fixture.Library(t)
 	ts := httptest.NewServer(server.New(lib))
 	defer ts.Close()
 	doc := fetchDoc(t, ts, "")
@@ -479,31 +474,4 @@ func blockingServer(t *testing.T, lib *engine.Library, renders, queue int) (srv 
 		return nil
 	}
 	return srv, release, entered
-}
-
-// gauge reads a metric without labels from the server's registry.
-func gauge(t *testing.T, srv *server.Server, name string) float64 {
-	t.Helper()
-	families, err := srv.Registry().Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() == name {
-			return f.GetMetric()[0].GetGauge().GetValue()
-		}
-	}
-	t.Fatalf("no metric %s", name)
-	return 0
-}
-
-// waitForGauge polls until a gauge reaches want; the deadline only bounds a
-// hung server.
-func waitForGauge(t *testing.T, srv *server.Server, name string, want float64) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); gauge(t, srv, name) != want; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s never reached %v", name, want)
-		}
-	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -23,10 +24,7 @@ const input = `{"parent": {"agent_id": "a", "prompt_key": "k", "prompt": "# P\n"
 
 func newServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	lib, err := promptsmith.Library()
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := fixture.Library(t)
 	ts := httptest.NewServer(server.New(lib))
 	t.Cleanup(ts.Close)
 	return ts

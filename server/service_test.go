@@ -137,8 +137,8 @@ func TestBoundedRenders(t *testing.T) {
 	}
 	<-entered
 	<-entered
-	waitForGauge(t, srv, "promptsmith_renders_queued", 1)
-	if n := gauge(t, srv, "promptsmith_renders_in_flight"); n != 2 {
+	server.AwaitGauge(t, srv, "promptsmith_renders_queued", 1)
+	if n := server.GaugeOf(t, srv, "promptsmith_renders_in_flight"); n != 2 {
 		t.Errorf("%v renders in flight, want 2", n)
 	}
 	resp, body := call(t, ts, "POST", "/v1/render/delegation", input, "")
@@ -473,12 +473,12 @@ func TestClientLeaves(t *testing.T) {
 		_, err := ts.Client().Do(req)
 		left <- err
 	}()
-	waitForGauge(t, srv, "promptsmith_renders_queued", 1)
+	server.AwaitGauge(t, srv, "promptsmith_renders_queued", 1)
 	cancel()
 	if err := <-left; !errors.Is(err, context.Canceled) {
 		t.Errorf("the client: %v", err)
 	}
-	waitForGauge(t, srv, "promptsmith_renders_queued", 0)
+	server.AwaitGauge(t, srv, "promptsmith_renders_queued", 0)
 	close(release)
 	<-done
 	// The cancelled handler counts its outcome as it returns, which the

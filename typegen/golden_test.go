@@ -6,8 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/promptsmith/promptsmith"
-	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
 )
 
@@ -23,20 +22,11 @@ func langExt(l Lang) string {
 	return ".ts"
 }
 
-func library(t testing.TB) *engine.Library {
-	t.Helper()
-	lib, err := promptsmith.Library()
-	if err != nil {
-		t.Fatalf("loading the embedded library: %v", err)
-	}
-	return lib
-}
-
 // generated returns the types of every variant of the embedded library in
 // lang, by variant name.
 func generated(t *testing.T, lang Lang) map[string][]byte {
 	t.Helper()
-	lib := library(t)
+	lib := fixture.Library(t)
 	out := map[string][]byte{}
 	for _, name := range lib.Names() {
 		v, err := lib.Variant(name)
@@ -79,7 +69,7 @@ func TestGoldenTypes(t *testing.T) {
 
 // TestDeterministic: generating twice gives the same bytes.
 func TestDeterministic(t *testing.T) {
-	lib := library(t)
+	lib := fixture.Library(t)
 	for _, name := range lib.Names() {
 		v, _ := lib.Variant(name)
 		for _, lang := range Langs() {

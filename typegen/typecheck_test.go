@@ -15,6 +15,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // The type checkers come from npm; .ci/typecheck-tools installs them and
@@ -164,7 +165,7 @@ type subject struct {
 // use yet (keys that are no identifiers, recursion, unions).
 func subjects(t *testing.T) []subject {
 	t.Helper()
-	lib := library(t)
+	lib := fixture.Library(t)
 	var out []subject
 	for _, name := range lib.Names() {
 		v, _ := lib.Variant(name)

@@ -112,29 +112,28 @@ HMAC-SHA256 of each row, and a read refuses a row whose signature is missing or
 wrong: a writer without the key cannot forge a record that verifies. render
 audit verify checks the whole store.`,
 	}
-	// open opens the store read-only, with the key if one is given.
-	open := func() (*audit.Store, error) {
+	// withStore opens the store read-only, with the key if one is given,
+	// for use.
+	withStore := func(use func(store *audit.Store) error) error {
 		if a.audit == "" {
-			return nil, usageError("name the audit store with --audit FILE (or a postgres:// URL) or PROMPTSMITH_AUDIT")
+			return usageError("name the audit store with --audit FILE (or a postgres:// URL) or PROMPTSMITH_AUDIT")
 		}
 		store, err := a.openAudit(true)
-		if err != nil {
-			return nil, err
-		}
-		return store, nil
-	}
-	// lookup opens the store and finds the prompt a command names.
-	lookup := func(key string, use func(store *audit.Store, hash string) error) error {
-		store, err := open()
 		if err != nil {
 			return err
 		}
 		defer store.Close()
-		hash, err := store.Resolve(key)
-		if err != nil {
-			return err
-		}
-		return use(store, hash)
+		return use(store)
+	}
+	// lookup opens the store and finds the prompt a command names.
+	lookup := func(key string, use func(store *audit.Store, hash string) error) error {
+		return withStore(func(store *audit.Store) error {
+			hash, err := store.Resolve(key)
+			if err != nil {
+				return err
+			}
+			return use(store, hash)
+		})
 	}
 	chain := &cobra.Command{
 		Use:   "chain <hash|id>",
@@ -179,20 +178,26 @@ found, 2 when the store cannot be opened or read.`,
   render audit verify --audit 'postgres://render@db:5432/audit' --audit-key /run/secrets/audit.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, err := open()
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			rep, err := store.Verify(a.ctx)
-			if err != nil {
-				return err
-			}
-			return a.printVerify(rep)
+			return withStore(func(store *audit.Store) error {
+				rep, err := store.Verify(a.ctx)
+				if err != nil {
+					return err
+				}
+				return a.printVerify(rep)
+			})
 		},
 	}
 	cmd.AddCommand(chain, show, verify)
 	return cmd
+}
+
+// writeReport writes v as JSON with --format json, and otherwise the text
+// that text makes of it.
+func (a *app) writeReport(v any, text func() string) error {
+	if a.format == "json" {
+		return a.writeOutput("", jsonBytes(v))
+	}
+	return a.writeOutput("", []byte(text()))
 }
 
 // printVerify prints a verify report, one line per problem and a summary,
@@ -201,9 +206,10 @@ func (a *app) printVerify(rep audit.Report) error {
 	if len(rep.Problems) > 0 {
 		a.exit = 1
 	}
-	if a.format == "json" {
-		return a.writeOutput("", jsonBytes(rep))
-	}
+	return a.writeReport(rep, func() string { return verifyText(rep) })
+}
+
+func verifyText(rep audit.Report) string {
 	var b strings.Builder
 	for _, p := range rep.Problems {
 		b.WriteString(p.String() + "\n")
@@ -227,7 +233,7 @@ func (a *app) printVerify(rep audit.Report) error {
 	}
 	fmt.Fprintf(&b, "verify: %s: %s, %s, %s; %s\n", result, plural(rep.Prompts, "prompt", "prompts"), plural(rep.Parts, "part", "parts"),
 		plural(rep.IDs, "id", "ids"), signatures)
-	return a.writeOutput("", []byte(b.String()))
+	return b.String()
 }
 
 func (a *app) printChain(store *audit.Store, hash string) error {
@@ -235,9 +241,11 @@ func (a *app) printChain(store *audit.Store, hash string) error {
 	if err != nil {
 		return err
 	}
-	if a.format == "json" {
-		return a.writeOutput("", jsonBytes(entries))
-	}
+	return a.writeReport(entries, func() string { return chainTable(entries) })
+}
+
+// chainTable lists a chain's entries, one line each, under a header.
+func chainTable(entries []audit.Entry) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "level\thash\tvariant\tlibrary\tids")
@@ -259,7 +267,7 @@ func (a *app) printChain(store *audit.Store, hash string) error {
 	for line := range strings.Lines(b.String()) { // no padding after the last column
 		out.WriteString(strings.TrimRight(line, " \n") + "\n")
 	}
-	return a.writeOutput("", []byte(out.String()))
+	return out.String()
 }
 
 func (a *app) printPrompt(store *audit.Store, hash string) error {
@@ -267,8 +275,5 @@ func (a *app) printPrompt(store *audit.Store, hash string) error {
 	if err != nil {
 		return err
 	}
-	if a.format == "json" {
-		return a.writeOutput("", jsonBytes(e))
-	}
-	return a.writeOutput("", []byte(e.Text))
+	return a.writeReport(e, func() string { return e.Text })
 }

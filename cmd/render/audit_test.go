@@ -1,27 +1,18 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx", to make a schema for the test
 	"github.com/promptsmith/promptsmith/audit"
+	"github.com/promptsmith/promptsmith/internal/testpostgres"
 )
 
 // TestAuditReadsNeverCreate: audit show and audit chain on a file that does
@@ -49,47 +40,20 @@ func TestAuditProvenance(t *testing.T) {
 }
 
 // TestAuditPostgres: the same against PostgreSQL, when the tests have one
-// (PROMPTSMITH_TEST_POSTGRES, set by .ci/run).
+// (testpostgres.Env, set by .ci/run).
 func TestAuditPostgres(t *testing.T) {
-	base := os.Getenv("PROMPTSMITH_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("PROMPTSMITH_TEST_POSTGRES is not set: no PostgreSQL to test against (.ci/run starts one)")
+	target := testpostgres.Schema(t, "render_test_")
+	r := runCLI(t, "", "audit", "show", "dlg-x", "--audit", target)
+	if r.code != 2 || !strings.Contains(r.stderr, "no audit store in this database") {
+		t.Fatalf("reading an empty database: exit %d\n%s", r.code, r.stderr)
 	}
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	var r [6]byte
-	rand.Read(r[:])
-	schema := "render_test_" + hex.EncodeToString(r[:])
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-
-	r2 := runCLI(t, "", "audit", "show", "dlg-x", "--audit", u.String())
-	if r2.code != 2 || !strings.Contains(r2.stderr, "no audit store in this database") {
-		t.Fatalf("reading an empty database: exit %d\n%s", r2.code, r2.stderr)
-	}
-	auditRoundTrip(t, u.String())
-	auditBudget(t, u.String())
-	auditVerify(t, u.String(), "pgx")
+	auditRoundTrip(t, target)
+	auditBudget(t, target)
+	auditVerify(t, target, "pgx")
 }
 
 func auditRoundTrip(t *testing.T, target string) {
 	t.Helper()
-	r := runCLI(t, "", "delegation", "--example", "nested-chain", "--audit", target, "--format", "json")
-	if r.code != 0 {
-		t.Fatal(r.stderr)
-	}
 	var res struct {
 		Text       string
 		IDs        map[string]string
@@ -98,12 +62,13 @@ func auditRoundTrip(t *testing.T, target string) {
 			Short   string `json:"library_short"`
 		}
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || res.Provenance.Short == "" {
-		t.Fatalf("render: %v %+v", err, res.Provenance)
+	renderJSON(t, &res, "delegation", "--example", "nested-chain", "--audit", target, "--format", "json")
+	if res.Provenance.Short == "" {
+		t.Fatalf("render: no provenance: %+v", res.Provenance)
 	}
 	id := res.IDs["delegation_id"]
 
-	r = runCLI(t, "", "audit", "chain", id, "--audit", target)
+	r := runCLI(t, "", "audit", "chain", id, "--audit", target)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if r.code != 0 || len(lines) != 5 {
 		t.Fatalf("chain: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -151,16 +116,13 @@ func auditRoundTrip(t *testing.T, target string) {
 // still prints the prompt byte for byte.
 func auditBudget(t *testing.T, target string) {
 	t.Helper()
-	r := runCLI(t, "", "space", "--example", "crowded", "--max-tokens", "1000", "--tokens", "o200k_base", "--audit", target, "--format", "json")
-	if r.code != 0 {
-		t.Fatal(r.stderr)
-	}
 	var res struct {
 		Text   string
 		Budget json.RawMessage
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || len(res.Budget) == 0 {
-		t.Fatalf("render: %v %.300s", err, r.stdout)
+	renderJSON(t, &res, "space", "--example", "crowded", "--max-tokens", "1000", "--tokens", "o200k_base", "--audit", target, "--format", "json")
+	if len(res.Budget) == 0 {
+		t.Fatalf("render: no budget: %.300s", res.Text)
 	}
 	var want struct {
 		MaxTokens int `json:"max_tokens"`
@@ -171,7 +133,7 @@ func auditBudget(t *testing.T, target string) {
 	}
 	key := audit.Hash(res.Text)[:16]
 
-	r = runCLI(t, "", "audit", "show", key, "--audit", target, "--format", "json")
+	r := runCLI(t, "", "audit", "show", key, "--audit", target, "--format", "json")
 	var e struct {
 		Variant, Text string
 		Budget        json.RawMessage
@@ -233,19 +195,13 @@ func TestAuditVerify(t *testing.T) {
 // its bytes.
 func auditVerify(t *testing.T, target, driver string) {
 	t.Helper()
-	r := runCLI(t, "", "delegation", "--example", "minimal", "--audit", target, "--format", "json")
-	if r.code != 0 {
-		t.Fatal(r.stderr)
-	}
 	var res struct {
 		Text string
 		IDs  map[string]string
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
-		t.Fatal(err)
-	}
+	renderJSON(t, &res, "delegation", "--example", "minimal", "--audit", target, "--format", "json")
 	id := res.IDs["delegation_id"]
-	r = runCLI(t, "", "audit", "verify", "--audit", target)
+	r := runCLI(t, "", "audit", "verify", "--audit", target)
 	summary := regexp.MustCompile(`^verify: ok: \d+ prompts, \d+ parts, \d+ ids?; signatures not checked \(no --audit-key\)\n$`)
 	if r.code != 0 || !summary.MatchString(r.stdout) {
 		t.Fatalf("verify of a store nobody altered: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -316,15 +272,12 @@ func TestAuditKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(auditKeyEnv, key)
-	r := runCLI(t, "", "delegation", "--example", "minimal", "--audit", db, "--format", "json")
-	if r.code != 0 {
-		t.Fatal(r.stderr)
-	}
 	var res struct{ IDs map[string]string }
-	json.Unmarshal([]byte(r.stdout), &res)
+	renderJSON(t, &res, "delegation", "--example", "minimal", "--audit", db, "--format", "json")
 	id := res.IDs["delegation_id"]
 
 	ok := regexp.MustCompile(`^verify: ok: 2 prompts, 3 parts, 1 id; signatures checked\n$`)
+	var r result
 	for _, args := range [][]string{{}, {"--audit-key", key}} { // the variable, then the flag
 		r = runCLI(t, "", append([]string{"audit", "verify", "--audit", db}, args...)...)
 		if r.code != 0 || !ok.MatchString(r.stdout) {
@@ -388,41 +341,14 @@ func TestAuditKey(t *testing.T) {
 // TestAuditServeSigns runs the real render serve with --audit-key: what it
 // records verifies with the key.
 func TestAuditServeSigns(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("no SIGTERM on Windows")
-	}
 	dir := t.TempDir()
-	bin, db, key := renderBinary(t), filepath.Join(dir, "audit.db"), filepath.Join(dir, "audit.key")
+	db, key := filepath.Join(dir, "audit.db"), filepath.Join(dir, "audit.key")
 	if err := os.WriteFile(key, []byte(strings.Repeat("a7", 32)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--audit", db, "--audit-key", key)
-	cmd.Env = append(os.Environ(), auditKeyEnv+"=") // the flag alone
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	sc := bufio.NewScanner(stderr)
-	addr := ""
-	for addr == "" && sc.Scan() {
-		if _, a, ok := strings.Cut(sc.Text(), "serving on http://"); ok {
-			addr = a
-		}
-	}
-	if addr == "" {
-		t.Fatal("the server ended without serving")
-	}
-	go func() {
-		for sc.Scan() { // drain, so that the server never blocks on stderr
-		}
-	}()
-	resp, err := http.Post("http://"+addr+"/v1/render/delegation", "application/json", strings.NewReader(validInput))
+	t.Setenv(auditKeyEnv, "") // the flag alone
+	srv := startServe(t, "--audit", db, "--audit-key", key)
+	resp, err := http.Post("http://"+srv.addr+"/v1/render/delegation", "application/json", strings.NewReader(validInput))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,13 +356,8 @@ func TestAuditServeSigns(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Fatalf("render: %s", resp.Status)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("render serve: %v", err)
-	}
-	t.Setenv(auditKeyEnv, "")
+	srv.terminate(t)
+	srv.wait(t)
 	r := runCLI(t, "", "audit", "verify", "--audit", db, "--audit-key", key)
 	if r.code != 0 || !strings.HasSuffix(r.stdout, "1 id; signatures checked\n") {
 		t.Errorf("verify what serve recorded: exit %d\n%s%s", r.code, r.stdout, r.stderr)

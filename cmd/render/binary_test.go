@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // The tests that need a real process (signals, a server other processes
@@ -32,6 +38,78 @@ func renderBinary(t *testing.T) string {
 		t.Fatalf("go build: %v\n%s", binary.err, binary.out)
 	}
 	return binary.path
+}
+
+// served is a render serve a test started, and the lines of its stderr.
+type served struct {
+	cmd   *exec.Cmd
+	addr  string      // the host:port it serves on
+	lines chan string // its stderr, after the line naming addr
+}
+
+// startServe runs the built render serve with --addr 127.0.0.1:0 and args
+// and returns once it serves. It is killed when the test ends, if it still
+// runs. The tests stop it with SIGTERM, which Windows lacks: they skip there.
+func startServe(t *testing.T, args ...string) *served {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGTERM on Windows")
+	}
+	bin := renderBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	s := &served{cmd: cmd, lines: make(chan string, 100)}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		close(s.lines)
+	}()
+	s.addr = s.waitLine(t, "serving on http://")
+	return s
+}
+
+// waitLine reads the server's stderr up to a line holding prefix, and
+// returns what follows the prefix.
+func (s *served) waitLine(t *testing.T, prefix string) string {
+	t.Helper()
+	for line := range s.lines {
+		if i := strings.Index(line, prefix); i >= 0 {
+			return line[i+len(prefix):]
+		}
+	}
+	t.Fatalf("the server ended without printing %q", prefix)
+	return ""
+}
+
+// terminate sends the server SIGTERM.
+func (s *served) terminate(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wait waits for the server to exit, which must be with status 0.
+func (s *served) wait(t *testing.T) {
+	t.Helper()
+	go func() {
+		for range s.lines { // drain, so that the server never blocks on stderr
+		}
+	}()
+	if err := s.cmd.Wait(); err != nil {
+		t.Fatalf("render serve: %v", err)
+	}
 }
 
 func TestMain(m *testing.M) {

@@ -164,9 +164,7 @@ func TestGatherCommand(t *testing.T) {
 func TestGatherRefusesARepositoryOutsideDir(t *testing.T) {
 	lib := hostLibrary(t)
 	other := testrepo.New(t)
-	other.Write("SECRET.txt", "SECRET\n")
-	other.Git("add", "SECRET.txt")
-	other.Git("commit", "-q", "-m", "SECRET commit")
+	other.Commit("SECRET commit", "SECRET.txt", "SECRET\n")
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: "+other.Dir+"/.git\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -185,9 +183,7 @@ func TestGatherRefusesARepositoryOutsideDir(t *testing.T) {
 func TestGatherSwarm(t *testing.T) {
 	repo := testrepo.New(t)
 	dir := repo.Dir
-	repo.Write("main.go", "package main\n")
-	repo.Git("add", "main.go")
-	repo.Git("commit", "-q", "-m", "Start the service")
+	repo.Commit("Start the service", "main.go", "package main\n")
 	repo.Write("main.go", "package main\n\nfunc main() {}\n")
 	repo.Write("AGENTS.md", "# Rules\n\nRun `go test ./...`.\n")
 	fakeBD(t, `echo '[{"id": "SWARM-42", "title": "Implement user authentication endpoint", "status": "open", "priority": 1, "issue_type": "task"}]'`)

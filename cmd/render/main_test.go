@@ -24,6 +24,32 @@ func runCLI(t *testing.T, stdin string, args ...string) result {
 	return result{code, out.String(), errb.String()}
 }
 
+// renderJSON runs render with args, which must succeed, and decodes what
+// it prints, JSON, into v.
+func renderJSON(t *testing.T, v any, args ...string) {
+	t.Helper()
+	r := runCLI(t, "", args...)
+	if r.code != 0 {
+		t.Fatalf("render %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+	}
+	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
+		t.Fatalf("render %s: %v\n%.300s", strings.Join(args, " "), err, r.stdout)
+	}
+}
+
+// replaceInFile replaces the first old in the file at path with new; the
+// file must hold old.
+func replaceInFile(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil || !bytes.Contains(b, []byte(old)) {
+		t.Fatalf("%s holds no %q to replace (%v)", path, old, err)
+	}
+	if err := os.WriteFile(path, bytes.Replace(b, []byte(old), []byte(new), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 const validInput = `{"parent": {"agent_id": "a", "prompt_key": "k", "prompt": "# P\n"},
  "delegation": {"reason": "r", "expected_completion": "e", "task_summary": "t", "required_outputs": ["x"]}}`
 
@@ -151,9 +177,7 @@ func TestOutputIsAtomic(t *testing.T) {
 // heading check: exit 1, the report on stderr, nothing written.
 func TestCheckFailure(t *testing.T) {
 	dir := copyLibrary(t)
-	tmpl := filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl")
-	b, _ := os.ReadFile(tmpl)
-	os.WriteFile(tmpl, bytes.Replace(b, []byte("## Tooling Context"), []byte("## Tools"), 1), 0o644)
+	replaceInFile(t, filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl"), "## Tooling Context", "## Tools")
 	out := filepath.Join(t.TempDir(), "p.md")
 	r := runCLI(t, validInput, "delegation", "-i", "-", "--templates", dir, "-o", out)
 	if r.code != 1 || !strings.Contains(r.stderr, `"## Tooling Context" is missing`) {
@@ -173,8 +197,7 @@ func TestCheckFailure(t *testing.T) {
 func TestTemplateErrorsNameTheAuthorsFile(t *testing.T) {
 	dir := copyLibrary(t)
 	tmpl := filepath.Join(dir, "templates", "delegation", "details.md.tmpl")
-	b, _ := os.ReadFile(tmpl)
-	os.WriteFile(tmpl, append([]byte("## Delegation Details\n\n{{ .delegation.no_such_field }}\n"), b[len("## Delegation Details\n"):]...), 0o644)
+	replaceInFile(t, tmpl, "## Delegation Details\n", "## Delegation Details\n\n{{ .delegation.no_such_field }}\n")
 	r := runCLI(t, validInput, "delegation", "-i", "-", "--templates", dir)
 	want := filepath.Join(dir, "templates", "delegation", "details.md.tmpl") + ":3:"
 	if r.code != 2 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, `no field "no_such_field"`) {
@@ -199,14 +222,10 @@ func copyLibrary(t *testing.T) string {
 
 func TestAuditChain(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "audit.db")
-	r := runCLI(t, "", "delegation", "--example", "nested-chain", "--audit", db, "--format", "json")
-	if r.code != 0 {
-		t.Fatal(r.stderr)
-	}
 	var res struct{ IDs map[string]string }
-	json.Unmarshal([]byte(r.stdout), &res)
+	renderJSON(t, &res, "delegation", "--example", "nested-chain", "--audit", db, "--format", "json")
 	id := res.IDs["delegation_id"]
-	r = runCLI(t, "", "audit", "chain", id, "--audit", db)
+	r := runCLI(t, "", "audit", "chain", id, "--audit", db)
 	if r.code != 0 || strings.Count(r.stdout, "\n") != 5 || !strings.Contains(r.stdout, id) {
 		t.Fatalf("chain: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

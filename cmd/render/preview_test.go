@@ -224,10 +224,10 @@ func (b *browser) waitView(what string, cond func(view) bool) view {
 	}
 }
 
-// startServe runs render serve --templates dir --watch in-process, on a
+// startInProcessServe runs render serve --templates dir --watch in-process, on a
 // free loopback port, until the test ends; it returns the server's URL and
 // what the command wrote on stderr.
-func startServe(t *testing.T, dir string) (string, *syncBuffer) {
+func startInProcessServe(t *testing.T, dir string) (string, *syncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stderr := &syncBuffer{}
@@ -279,7 +279,7 @@ func TestPreviewFollowsEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := startBrowser(t) // stopped after the server: it stops with the page open
-	url, stderr := startServe(t, dir)
+	url, stderr := startInProcessServe(t, dir)
 	b.navigate(url + "/")
 
 	v := b.waitView("the first example to render", func(v view) bool { return v.Rendered == "ok" && v.Prompt != "" })

@@ -20,9 +20,7 @@ import (
 // and the file is left as it was.
 func TestCheckFailureLeavesOutputAlone(t *testing.T) {
 	dir := copyLibrary(t)
-	tmpl := filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl")
-	b, _ := os.ReadFile(tmpl)
-	os.WriteFile(tmpl, bytes.Replace(b, []byte("## Tooling Context"), []byte("## Tools"), 1), 0o644)
+	replaceInFile(t, filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl"), "## Tooling Context", "## Tools")
 	out := filepath.Join(t.TempDir(), "report.txt")
 	if err := os.WriteFile(out, []byte("the last good report\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -51,6 +51,20 @@ func temporaryFiles(t *testing.T, dir string) []string {
 	return tmp
 }
 
+// startCommand starts cmd with its stderr going to the buffer it returns;
+// the channel receives what cmd.Wait returns.
+func startCommand(t *testing.T, cmd *exec.Cmd) (*bytes.Buffer, <-chan error) {
+	t.Helper()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return &stderr, exited
+}
+
 // TestSignalMidWriteLeavesNothing sends SIGINT and SIGTERM to a real
 // render while it writes an 8 MB prompt to -o: it removes its temporary
 // file, leaves the old file as it was and dies of the signal. A signal
@@ -80,13 +94,7 @@ func TestSignalMidWriteLeavesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(bin, args...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
+			stderr, exited := startCommand(t, cmd)
 			// Wait for the temporary file to appear, then signal at once.
 			var werr error
 		watch:
@@ -179,8 +187,7 @@ func TestGatherStopsOnSIGTERM(t *testing.T) {
 	bin := renderBinary(t)
 	lib := hostLibrary(t)
 	manifest := filepath.Join(lib, "templates", "host", "prompt.yaml")
-	b, _ := os.ReadFile(manifest)
-	os.WriteFile(manifest, bytes.Replace(b, []byte("timeout: 200ms"), []byte("timeout: 10m"), 1), 0o644)
+	replaceInFile(t, manifest, "timeout: 200ms", "timeout: 10m")
 	dir := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(dir, "AGENTS.md"), 0o644); err != nil {
 		t.Skip("no named pipes here:", err)
@@ -190,13 +197,7 @@ func TestGatherStopsOnSIGTERM(t *testing.T) {
 	os.WriteFile(filepath.Join(bdDir, "bd"), []byte("#!/bin/sh\necho $$ > "+started+".tmp\nmv "+started+".tmp "+started+"\nexec sleep 600\n"), 0o755)
 	cmd := exec.Command(bin, "gather", "host", "--templates", lib, "--dir", dir)
 	cmd.Env = append(os.Environ(), "PATH="+bdDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	stderr, exited := startCommand(t, cmd)
 	for {
 		if _, err := os.Stat(started); err == nil {
 			break

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/typegen"
 )
 
@@ -13,14 +13,7 @@ import (
 // default and with --lang json, the generated types with --lang ts and
 // python, and refuses another language as a usage error that lists them.
 func TestSchemaLang(t *testing.T) {
-	lib, err := promptsmith.Library()
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := lib.Variant("delegation")
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := fixture.Variant(t, "delegation")
 	for _, args := range [][]string{{"schema", "delegation"}, {"schema", "delegation", "--lang", "json"}} {
 		if r := runCLI(t, "", args...); r.code != 0 || r.stdout != string(v.SchemaJSON()) {
 			t.Errorf("render %s: exit %d, stdout is not the schema as written; stderr: %s", strings.Join(args, " "), r.code, r.stderr)

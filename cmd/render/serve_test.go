@@ -11,14 +11,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -76,8 +73,7 @@ func TestWatchReloads(t *testing.T) {
 		}
 	}
 	overview := filepath.Join(dir, "templates", "delegation", "overview.md.tmpl")
-	b, _ := os.ReadFile(overview)
-	os.WriteFile(overview, bytes.Replace(b, []byte("You are a subagent."), []byte("You are a reloaded subagent."), 1), 0o644)
+	replaceInFile(t, overview, "You are a subagent.", "You are a reloaded subagent.")
 	waitFor("the edit to be served", func() bool { return strings.Contains(render(), "You are a reloaded subagent.") })
 
 	os.WriteFile(overview, []byte("{{ if }}"), 0o644)
@@ -94,40 +90,9 @@ func TestWatchReloads(t *testing.T) {
 // and the process exits 0 after closing the store.
 func TestServeFinishesInFlightOnSIGTERM(t *testing.T) {
 	t.Parallel()
-	if runtime.GOOS == "windows" {
-		t.Skip("no SIGTERM on Windows")
-	}
-	bin, db := renderBinary(t), filepath.Join(t.TempDir(), "audit.db")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "serve", "--addr", "127.0.0.1:0", "--audit", db)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	waitLine := func(prefix string) string {
-		t.Helper()
-		for line := range lines {
-			if i := strings.Index(line, prefix); i >= 0 {
-				return line[i+len(prefix):]
-			}
-		}
-		t.Fatalf("the server ended without printing %q", prefix)
-		return ""
-	}
-	addr := waitLine("serving on http://")
+	db := filepath.Join(t.TempDir(), "audit.db")
+	srv := startServe(t, "--audit", db)
+	addr := srv.addr
 
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -145,10 +110,8 @@ func TestServeFinishesInFlightOnSIGTERM(t *testing.T) {
 	half := len(validInput) / 2
 	conn.Write([]byte(validInput[:half]))
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	waitLine("shutting down")
+	srv.terminate(t)
+	srv.waitLine(t, "shutting down")
 	conn.Write([]byte(validInput[half:]))
 	resp, err := http.ReadResponse(r, nil)
 	if err != nil {
@@ -160,13 +123,7 @@ func TestServeFinishesInFlightOnSIGTERM(t *testing.T) {
 	if resp.StatusCode != 200 || err != nil || res.IDs["delegation_id"] == "" {
 		t.Fatalf("the request in flight: %d %v %v", resp.StatusCode, err, res)
 	}
-	go func() {
-		for range lines { // drain, so that the server never blocks on stderr
-		}
-	}()
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("render serve: %v", err)
-	}
+	srv.wait(t)
 	shown := runCLI(t, "", "audit", "show", res.IDs["delegation_id"], "--audit", db)
 	if shown.code != 0 || !strings.Contains(shown.stdout, "# Delegation Overview") {
 		t.Errorf("the audit store lacks the prompt: %d %s", shown.code, shown.stderr)

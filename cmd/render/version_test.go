@@ -5,18 +5,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // TestVersion: render version names the program's version and the hash of
 // the library it renders with, the provenance every Result carries.
 func TestVersion(t *testing.T) {
-	lib, err := promptsmith.Library()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := lib.Provenance()
+	p := fixture.Library(t).Provenance()
 	r := runCLI(t, "", "version")
 	if r.code != 0 || r.stdout != "render "+engine.Version()+"\nlibrary "+p.Library+"\n" {
 		t.Errorf("exit %d: %q %s", r.code, r.stdout, r.stderr)

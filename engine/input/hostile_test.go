@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/alloc"
 )
 
 // TestPositionIsLinearInDepth: finding where a value of a deeply nested
@@ -29,7 +29,7 @@ func TestPositionIsLinearInDepth(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			var pos string
-			used := allocated(func() {
+			used := alloc.Bytes(func() {
 				d, err := Decode(Input{Name: "deep", Data: []byte(c.data)}, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -45,16 +45,6 @@ func TestPositionIsLinearInDepth(t *testing.T) {
 			}
 		})
 	}
-}
-
-// allocated is how many bytes f allocates on the heap.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
 
 func TestPositionsFollowThePointer(t *testing.T) {
@@ -231,7 +221,7 @@ func TestYAMLAliasesCostTheirSize(t *testing.T) {
 		doc += strings.NewReplacer("N", string(i), "P", string(i-1)).Replace("N: &N [*P, *P, *P, *P, *P, *P, *P, *P, *P, *P]\n")
 	}
 	var err error
-	used := allocated(func() { _, err = Decode(Input{Name: "laughs", Data: []byte(doc)}, nil) })
+	used := alloc.Bytes(func() { _, err = Decode(Input{Name: "laughs", Data: []byte(doc)}, nil) })
 	if err == nil || !strings.Contains(err.Error(), "expands to more than 10000 values") {
 		t.Errorf("%d bytes: %v", len(doc), err)
 	}
@@ -283,7 +273,7 @@ func TestPositionsRememberLargeValues(t *testing.T) {
 func TestYAMLAliasesCostTheirBytes(t *testing.T) {
 	doc := "big: &p " + strings.Repeat("x", 1<<20) + "\nextra:\n" + strings.Repeat("  - *p\n", 9900)
 	var err error
-	used := allocated(func() { _, err = Decoder{MaxBytes: 2 << 20}.Decode(Input{Name: "laughs", Data: []byte(doc)}) })
+	used := alloc.Bytes(func() { _, err = Decoder{MaxBytes: 2 << 20}.Decode(Input{Name: "laughs", Data: []byte(doc)}) })
 	var e *problem.Error
 	if !errors.As(err, &e) || e.Field != "/extra/6" || !strings.Contains(e.Reason, "more than 8 MiB of text through its aliases") {
 		t.Fatalf("got %v", err)
@@ -327,7 +317,7 @@ func TestShortWritesLittle(t *testing.T) {
 		list[i] = map[string]any{"k": big}
 	}
 	var s string
-	used := allocated(func() { s = Short(list, nil) })
+	used := alloc.Bytes(func() { s = Short(list, nil) })
 	if !strings.HasPrefix(s, `[{"k":"éé`) || !strings.HasSuffix(s, "...") || utf8.RuneCountInString(s) != 80 {
 		t.Errorf("Short: %q", s)
 	}

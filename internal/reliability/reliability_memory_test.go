@@ -12,6 +12,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/alloc"
 	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
@@ -21,26 +22,17 @@ import (
 // and the deadline covers reading the input as well as the templates.
 
 // minimalDelegation is the delegation example minimal, as YAML.
-func minimalDelegation(t *testing.T, lib *engine.Library) string {
-	t.Helper()
-	v, err := lib.Variant("delegation")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := v.Example("minimal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(ex.Data)
+func minimalDelegation(t *testing.T) string {
+	return string(fixture.Example(t, "delegation", "minimal").Data)
 }
 
 // 1. A 1.08 MB YAML file whose one 1 MiB string is aliased 9,900 times, within
 // the count of aliases allowed, took 24 GB and was killed.
 func TestReliabilityAliasesAreBoundedInBytes(t *testing.T) {
 	lib := fixture.Library(t)
-	doc := minimalDelegation(t, lib) + "padding: &p " + strings.Repeat("x", 1<<20) + "\nextra:\n" + strings.Repeat("  - *p\n", 9900)
+	doc := minimalDelegation(t) + "padding: &p " + strings.Repeat("x", 1<<20) + "\nextra:\n" + strings.Repeat("  - *p\n", 9900)
 	var err error
-	used := allocatedBy(func() {
+	used := alloc.Bytes(func() {
 		within(t, time.Minute, "the render of 9,900 aliases of 1 MiB", func() {
 			_, err = lib.Render(context.Background(), "delegation", engine.Input{Name: "laughs.yaml", Data: []byte(doc)})
 		})
@@ -59,7 +51,7 @@ func TestReliabilityAliasesAreBoundedInBytes(t *testing.T) {
 // error; a number of 100,000 digits came back in full.
 func TestReliabilityErrorsQuoteLittleOfTheInput(t *testing.T) {
 	lib := fixture.Library(t)
-	good := minimalDelegation(t, lib)
+	good := minimalDelegation(t)
 	var asJSON map[string]any
 	if err := yaml.Unmarshal([]byte(good), &asJSON); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
 	"github.com/promptsmith/promptsmith/gather"
+	"github.com/promptsmith/promptsmith/internal/alloc"
 	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/testrepo"
 	"github.com/promptsmith/promptsmith/server"
@@ -45,16 +45,6 @@ func within(t *testing.T, d time.Duration, what string, f func()) {
 	}
 }
 
-// allocatedBy is how many bytes f allocates on the heap.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 func inputError(t *testing.T, err error, field, reason string) {
 	t.Helper()
 	var e *engine.Error
@@ -70,7 +60,7 @@ func TestReliabilityDeepInputCostsItsSize(t *testing.T) {
 	deep := []byte(`{"x": ` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + "}")
 	for _, variant := range lib.Names() {
 		var err error
-		used := allocatedBy(func() {
+		used := alloc.Bytes(func() {
 			_, err = lib.Render(context.Background(), variant, engine.Input{Name: "deep.json", Data: deep})
 		})
 		inputError(t, err, "/x"+strings.Repeat("/0", 128), "deeper than 128 levels")
@@ -135,16 +125,11 @@ func TestReliabilityGatherRunsNothingOfTheProject(t *testing.T) {
 	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	repo.Write("a.txt", "one\n")
-	repo.Git("add", "a.txt")
-	repo.Git("commit", "-q", "-m", "Add a.txt")
+	repo.Commit("Add a.txt", "a.txt", "one\n")
 	repo.Git("config", "core.fsmonitor", script)
 	repo.Write("a.txt", "two\n")
 	fifo := mkfifo(t, filepath.Join(repo.Dir, "AGENTS.md"))
-	v, err := fixture.Library(t).Variant("swarm")
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := fixture.Variant(t, "swarm")
 	var found []gather.Gathered
 	var warns []gather.Warning
 	within(t, 2*time.Minute, "gathering from a project whose AGENTS.md is a FIFO", func() {
@@ -177,12 +162,7 @@ func TestReliabilityGatherRunsNothingOfTheProject(t *testing.T) {
 // types for comparison"), and was a 500 over HTTP.
 func TestReliabilityNumbersBeyondInt64AreInputErrors(t *testing.T) {
 	lib := fixture.Library(t)
-	v, _ := lib.Variant("swarm")
-	ex, err := v.Example("minimal")
-	if err != nil {
-		t.Fatal(err)
-	}
-	yaml := string(ex.Data)
+	yaml := string(fixture.Example(t, "swarm", "minimal").Data)
 	if !strings.Contains(yaml, "session_seq: 1\n") {
 		t.Fatalf("the example has changed:\n%s", yaml)
 	}
@@ -212,8 +192,7 @@ func TestReliabilityNumbersBeyondInt64AreInputErrors(t *testing.T) {
 // not UTF-8 were refused in one format and passed in the other.
 func TestReliabilityInputsAreOneDocumentOfText(t *testing.T) {
 	lib := fixture.Library(t)
-	v, _ := lib.Variant("swarm")
-	ex, _ := v.Example("minimal")
+	ex := fixture.Example(t, "swarm", "minimal")
 	_, err := lib.Render(context.Background(), "swarm", engine.Input{Name: "in.yaml", Data: append(append([]byte{}, ex.Data...), "---\nagent_name: other\n"...)})
 	if e := engine.AsError(err); e.Kind != engine.KindInput || !strings.Contains(e.Reason, "more than one YAML document") || !strings.HasPrefix(e.Position, "in.yaml:") {
 		t.Errorf("a second document: %v", err)

@@ -44,3 +44,16 @@ func (r *Repo) Write(name, text string) {
 		r.t.Fatal(err)
 	}
 }
+
+// Commit writes files, given as name and text pairs, adds them and commits
+// them with message.
+func (r *Repo) Commit(message string, files ...string) {
+	r.t.Helper()
+	names := []string{"add"}
+	for i := 0; i+1 < len(files); i += 2 {
+		r.Write(files[i], files[i+1])
+		names = append(names, files[i])
+	}
+	r.Git(names...)
+	r.Git("commit", "-q", "-m", message)
+}

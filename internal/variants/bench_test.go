@@ -66,11 +66,7 @@ func benchInput(b *testing.B, n int, sectionRef bool) []byte {
 // of its subagents, so the outline comes from the cache; the first delegation
 // of a new parent parses it (about 25 ms for 1 MiB on the reference machine).
 func BenchmarkDelegation(b *testing.B) {
-	lib := fixture.Library(b)
-	v, err := lib.Variant("delegation")
-	if err != nil {
-		b.Fatal(err)
-	}
+	lib, v := fixture.Library(b), fixture.Variant(b, "delegation")
 	for _, c := range []struct {
 		size       int
 		sectionRef bool
@@ -86,13 +82,7 @@ func BenchmarkDelegation(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(name+"/pipeline", func(b *testing.B) {
-			b.SetBytes(int64(len(res.Text)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "bench", Data: input}); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchPipeline(b, lib, "delegation", engine.Input{Name: "bench", Data: input}, len(res.Text))
 		})
 		b.Run(name+"/bare", func(b *testing.B) {
 			benchBare(b, v, bareData(b, lib, input, res), len(res.Text))
@@ -103,6 +93,18 @@ func BenchmarkDelegation(b *testing.B) {
 // benchBare is the floor a pipeline is measured against: a bare
 // text/template Execute of the variant's section templates on data that is
 // already decoded and has its defaults.
+// benchPipeline times the whole pipeline: lib's render of in with variant,
+// a prompt of size bytes.
+func benchPipeline(b *testing.B, lib *engine.Library, variant string, in engine.Input, size int) {
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := lib.Render(context.Background(), variant, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func benchBare(b *testing.B, v *engine.Variant, data map[string]any, size int) {
 	tmpl := bareTemplates(b, v.Name())
 	sections := v.Manifest().Sections
@@ -173,10 +175,7 @@ func bareTemplates(b *testing.B, variant string) *template.Template {
 // counted. The fit's renders metric is how many times the templates ran:
 // it grows with the logarithm of what can be cut.
 func BenchmarkSpaceBudget(b *testing.B) {
-	lib, err := promptsmith.Library()
-	if err != nil {
-		b.Fatal(err)
-	}
+	lib := fixture.Library(b)
 	tc, err := tokens.New("o200k_base")
 	if err != nil {
 		b.Fatal(err)

@@ -25,21 +25,12 @@ var parentMarkers = verbatim.Markers{Start: startMarker, End: endMarker}
 
 func renderDelegation(t *testing.T, in map[string]any) (*engine.Result, error) {
 	t.Helper()
-	data, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fixture.Library(t).Render(context.Background(), "delegation", engine.Input{Name: "input.json", Data: data})
+	return renderInput(t, "delegation", in)
 }
 
 func TestDelegationRefusals(t *testing.T) {
 	tools := func(overrides ...any) map[string]any { return map[string]any{"overrides": overrides} }
-	cases := []struct {
-		name   string
-		change func(map[string]any)
-		field  string
-		reason string
-	}{
+	testRefusals(t, "delegation", fixture.Delegation, []refusal{
 		{"missing parent prompt", func(m map[string]any) { fixture.Set(m, "parent/prompt", nil) }, "/parent/prompt", "required"},
 		{"empty parent prompt", func(m map[string]any) { fixture.Set(m, "parent/prompt", "") }, "/parent/prompt", "length"},
 		{"parent over the input's limit", func(m map[string]any) {
@@ -95,27 +86,7 @@ func TestDelegationRefusals(t *testing.T) {
 			}}
 		}, "/subagent/inherited_policies/2/ref", "not a SectionPath of /parent/prompt"},
 		{"no required outputs", func(m map[string]any) { fixture.Set(m, "delegation/required_outputs", []any{}) }, "/delegation/required_outputs", "minimum 1 items"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			in := fixture.Delegation()
-			c.change(in)
-			res, err := renderDelegation(t, in)
-			if err == nil {
-				t.Fatalf("rendered, want a refusal at %s:\n%.300s", c.field, res.Text)
-			}
-			e := engine.AsError(err)
-			if e.Kind != engine.KindInput || e.Field != c.field || !strings.Contains(e.Reason, c.reason) {
-				t.Fatalf("got %s error at %q: %q; want input error at %q containing %q", e.Kind, e.Field, e.Reason, c.field, c.reason)
-			}
-			if len(e.Hints) == 0 && c.reason != "must be one of" {
-				t.Errorf("no hint says what to do: %v", e)
-			}
-			if res != nil {
-				t.Errorf("a refusal returned a prompt")
-			}
-		})
-	}
+	})
 }
 
 func TestDelegationHints(t *testing.T) {

@@ -478,11 +478,7 @@ func TestSpaceCheckKeepsDelegateToAgentFromNonAdmins(t *testing.T) {
 // each trigger for the admin and a non-admin of multi- and single-agent
 // spaces (an agent's mention needs another agent: multi-agent only).
 func TestSpaceExamplesCoverTheSeed(t *testing.T) {
-	lib := fixture.Library(t)
-	v, err := lib.Variant("space")
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib, v := fixture.Library(t), fixture.Variant(t, "space")
 	have := map[string]bool{}
 	for _, ex := range v.Examples() {
 		have[ex] = true
@@ -523,11 +519,7 @@ func TestSpaceExamplesCoverTheSeed(t *testing.T) {
 // BenchmarkDelegation does, for the fullest example and for the one whose
 // memories must be sorted by time and cut to 50.
 func BenchmarkSpace(b *testing.B) {
-	lib := fixture.Library(b)
-	v, err := lib.Variant("space")
-	if err != nil {
-		b.Fatal(err)
-	}
+	lib, v := fixture.Library(b), fixture.Variant(b, "space")
 	for _, ex := range []string{"message-admin-multi", "many-memories"} {
 		in, err := v.Example(ex)
 		if err != nil {
@@ -545,15 +537,7 @@ func BenchmarkSpace(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(ex+"/pipeline", func(b *testing.B) {
-			b.SetBytes(int64(len(res.Text)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := lib.Render(context.Background(), "space", in); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		b.Run(ex+"/pipeline", func(b *testing.B) { benchPipeline(b, lib, "space", in, len(res.Text)) })
 		b.Run(ex+"/bare", func(b *testing.B) {
 			var data map[string]any
 			if err := json.Unmarshal(in.Data, &data); err != nil {

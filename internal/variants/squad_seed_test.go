@@ -2,7 +2,6 @@ package variants_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -443,10 +442,7 @@ func squadAssertMatchesSeed(t *testing.T, in engine.Input) {
 // TestSquadMatchesSeed compares every squad example, and inputs for the
 // corners no example shows, with the reference builder.
 func TestSquadMatchesSeed(t *testing.T) {
-	v, err := fixture.Library(t).Variant("squad")
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := fixture.Variant(t, "squad")
 	if len(v.Examples()) == 0 {
 		t.Fatal("the squad variant has no examples")
 	}
@@ -621,11 +617,7 @@ func squadValidInput() map[string]any {
 
 func squadRender(t *testing.T, in map[string]any) (*engine.Result, error) {
 	t.Helper()
-	data, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fixture.Library(t).Render(context.Background(), "squad", engine.Input{Name: "input.json", Data: data})
+	return renderInput(t, "squad", in)
 }
 
 // TestSquadAcceptsStoreFields: store objects may carry fields the builder
@@ -640,12 +632,7 @@ func TestSquadAcceptsStoreFields(t *testing.T) {
 func TestSquadRefusals(t *testing.T) {
 	obj := func(m map[string]any, key string) map[string]any { return m[key].(map[string]any) }
 	elem := func(m map[string]any, key string, i int) map[string]any { return m[key].([]any)[i].(map[string]any) }
-	cases := []struct {
-		name   string
-		change func(map[string]any)
-		field  string
-		reason string
-	}{
+	testRefusals(t, "squad", squadValidInput, []refusal{
 		{"missing squadId", func(m map[string]any) { delete(m, "squadId") }, "/squadId", "required field is missing"},
 		{"empty squadId", func(m map[string]any) { m["squadId"] = "" }, "/squadId", "length must be >= 1"},
 		{"misspelt top-level field", func(m map[string]any) { m["queuedMesages"] = m["queuedMessages"] },
@@ -688,24 +675,7 @@ func TestSquadRefusals(t *testing.T) {
 			"/queuedMessages/0/ts", "expected string or integer"},
 		{"knowledge entry without its author", func(m map[string]any) { delete(elem(m, "knowledge", 0), "from") },
 			"/knowledge/0/from", "required field is missing"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			in := squadValidInput()
-			c.change(in)
-			res, err := squadRender(t, in)
-			if err == nil {
-				t.Fatalf("rendered, want a refusal at %s:\n%.300s", c.field, res.Text)
-			}
-			e := engine.AsError(err)
-			if e.Kind != engine.KindInput || e.Field != c.field || !strings.Contains(e.Reason, c.reason) {
-				t.Fatalf("got %s error at %q: %q; want an input error at %q containing %q", e.Kind, e.Field, e.Reason, c.field, c.reason)
-			}
-			if len(e.Hints) == 0 {
-				t.Errorf("no hint says what to do: %v", e)
-			}
-		})
-	}
+	})
 }
 
 // TestSquadRefusalPosition: an error in a YAML file names the line and

@@ -1,13 +1,8 @@
 package variants_test
 
 import (
-	"context"
-	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // seedBuildSystemPrompt is the build_system_prompt of seed 000 (Molecule AI,
@@ -136,11 +131,7 @@ func TestWorkspaceMatchesSeed(t *testing.T) {
 			if peers != nil {
 				in["peers"] = peers
 			}
-			data, err := json.Marshal(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := fixture.Library(t).Render(context.Background(), "workspace", engine.Input{Name: "input.json", Data: data})
+			res, err := renderWorkspace(t, in)
 			if err != nil {
 				t.Fatal(err)
 			}

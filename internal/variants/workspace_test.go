@@ -2,7 +2,6 @@ package variants_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -39,11 +38,7 @@ func workspaceInput() map[string]any {
 
 func renderWorkspace(t *testing.T, in map[string]any) (*engine.Result, error) {
 	t.Helper()
-	data, err := json.Marshal(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fixture.Library(t).Render(context.Background(), "workspace", engine.Input{Name: "input.json", Data: data})
+	return renderInput(t, "workspace", in)
 }
 
 func mustRenderWorkspace(t *testing.T, in map[string]any) *engine.Result {
@@ -278,11 +273,7 @@ func TestWorkspaceApproval(t *testing.T) {
 // TestWorkspaceDelegationFailureLast: section 6 is appended to every prompt,
 // as the last section, unchanged by the input.
 func TestWorkspaceDelegationFailureLast(t *testing.T) {
-	lib := fixture.Library(t)
-	v, err := lib.Variant("workspace")
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib, v := fixture.Library(t), fixture.Variant(t, "workspace")
 	var fixed string
 	for _, ex := range v.Examples() {
 		in, _ := v.Example(ex)
@@ -310,12 +301,7 @@ func TestWorkspaceDelegationFailureLast(t *testing.T) {
 
 func TestWorkspaceRefusals(t *testing.T) {
 	peer := func(m map[string]any, i int) map[string]any { return m["peers"].([]any)[i].(map[string]any) }
-	cases := []struct {
-		name   string
-		change func(map[string]any)
-		field  string
-		reason string
-	}{
+	testRefusals(t, "workspace", workspaceInput, []refusal{
 		{"peer card without a name", func(m map[string]any) { delete(peer(m, 0), "name") }, "/peers/0/name", "required field is missing"},
 		{"peer card without a description", func(m map[string]any) { delete(peer(m, 0), "description") }, "/peers/0/description", "required field is missing"},
 		{"peer skill without a description", func(m map[string]any) {
@@ -364,24 +350,7 @@ func TestWorkspaceRefusals(t *testing.T) {
 		{"a platform rule that is not text", func(m map[string]any) {
 			m["platform"] = map[string]any{"rules": []any{42}}
 		}, "/platform/rules/0", "expected string"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			in := workspaceInput()
-			c.change(in)
-			res, err := renderWorkspace(t, in)
-			if err == nil {
-				t.Fatalf("rendered, want a refusal at %s:\n%.300s", c.field, res.Text)
-			}
-			e := engine.AsError(err)
-			if e.Kind != engine.KindInput || e.Field != c.field || !strings.Contains(e.Reason, c.reason) {
-				t.Fatalf("got %s error at %q: %q; want input error at %q containing %q", e.Kind, e.Field, e.Reason, c.field, c.reason)
-			}
-			if len(e.Hints) == 0 {
-				t.Errorf("no hint says what to do: %v", e)
-			}
-		})
-	}
+	})
 }
 
 // TestWorkspaceErrorPosition: a refusal of a YAML file names the pointer, the
