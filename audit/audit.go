@@ -72,9 +72,10 @@ type backend interface {
 	// check verifies, without writing, that the schema can be read (see
 	// checkCurrent), and returns the versions it has.
 	check(ctx context.Context, db *sql.DB) (map[int]bool, error)
-	// write stores a record in one transaction: idempotent, and safe
-	// against concurrent writers of the same prompts.
-	write(ctx context.Context, db *sql.DB, rec *record) error
+	// write stores a record in the transaction tx, which the store
+	// commits: idempotent, and safe against concurrent writers of the same
+	// prompts.
+	write(ctx context.Context, tx *sql.Tx, rec *record) error
 	// reader returns what the queries of one read run on, and a function
 	// to call when they are done.
 	reader(ctx context.Context, db *sql.DB) (querier, func(), error)
@@ -237,7 +238,7 @@ func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 			rec.sigs[i] = signPrompt(s.key, &r, n.sums())
 		}
 	}
-	if err := s.be.write(context.Background(), s.db, rec); err != nil {
+	if err := inTx(context.Background(), s.db, func(tx *sql.Tx) error { return s.be.write(context.Background(), tx, rec) }); err != nil {
 		return "", &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
 	}
 	return top.hash, nil
@@ -661,4 +662,18 @@ func (r *record) updateTopRow(ctx context.Context, tx *sql.Tx, rebind func(strin
 	p := r.prov
 	_, err := tx.ExecContext(ctx, rebind(updateTop), r.sha256, r.variant, p.Library, p.Short, p.Variant, p.Version, r.budget, sig, r.top.hash)
 	return err
+}
+
+// inTx runs f in a transaction of db and commits what it did, or rolls it
+// back when it fails.
+func inTx(ctx context.Context, db *sql.DB, f func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if err := f(tx); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

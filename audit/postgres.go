@@ -124,12 +124,7 @@ func (b postgresBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, e
 // its parts, so parts never conflict; the metadata update and the ids come
 // after every prompt, ids in sorted order. Locks are thus always taken in
 // one order, and no two records can deadlock.
-func (postgresBackend) write(ctx context.Context, db *sql.DB, rec *record) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+func (postgresBackend) write(ctx context.Context, tx *sql.Tx, rec *record) error {
 	n := len(rec.nodes)
 	hash, sha, variant, lib, short, vhash, version, when, budget := make([]string, n), make([]string, n), make([]string, n),
 		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -196,7 +191,7 @@ func (postgresBackend) write(ctx context.Context, db *sql.DB, rec *record) error
 			return err
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 // reader runs a read in one read-only REPEATABLE READ transaction, so that

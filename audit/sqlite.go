@@ -153,12 +153,7 @@ func (b sqliteBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, err
 // that are new, the recorded prompt's metadata if it was known only as
 // embedded, and its ids. SQLite has one writer at a time; the transaction
 // began IMMEDIATE, so it holds the write lock from the start.
-func (sqliteBackend) write(ctx context.Context, db *sql.DB, rec *record) error {
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
+func (sqliteBackend) write(ctx context.Context, tx *sql.Tx, rec *record) error {
 	insPrompt, err := tx.PrepareContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget, signature)
 		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING`)
 	if err != nil {
@@ -198,7 +193,7 @@ func (sqliteBackend) write(ctx context.Context, db *sql.DB, rec *record) error {
 			return err
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 // reader reads outside a transaction: under WAL each query sees a
