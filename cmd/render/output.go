@@ -312,6 +312,6 @@ func limitInput(in engine.Input, limit int) (engine.Input, error) {
 }
 
 func inputTooLarge(name, reason string) error {
-	return (&engine.Error{Kind: engine.KindInput, Field: "/", Position: name, Reason: reason}).
+	return (&engine.Error{Kind: engine.KindInput, Position: name, Reason: reason}).
 		Hint("send a smaller input, or raise the limit with --max-input (for render extract, --max-output too)")
 }

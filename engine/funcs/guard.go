@@ -18,7 +18,13 @@ import (
 // function whose result may be far larger than its arguments (repeat,
 // replace, indent, join, printf "%*d", toJson of a list that holds itself
 // many times) is refused before it builds anything; the others are checked
-// on what they return, which is at most a few times their arguments.
+// on what they return, which is at most a few times their arguments. A
+// list or object built of others is checked on its size written out, so
+// that no value a template holds could print past the limit.
+//
+// What no function guards: a range over a list built before, with no
+// function called inside, checks no deadline; its cost is bounded by the
+// list limit to the power of its nesting.
 //
 // text/template's own print, printf, println, html, js and urlquery are
 // replaced by guarded ones of the same meaning.
@@ -53,7 +59,7 @@ func (env *Env) precheck(name string, fn any) (any, bool) {
 		}, true
 	case func(string, ...any) string: // printf
 		return func(format string, args ...any) (string, error) {
-			if err := env.values(name, 1, append(args, format)...); err != nil {
+			if err := env.values(name, 1, args...); err != nil {
 				return "", err
 			}
 			if err := env.text(name, float64(len(format))+formatWidths(format, args)); err != nil {
@@ -265,7 +271,8 @@ func (env *Env) postcheck(name string, fn any) any {
 			if err := env.check(); err != nil {
 				return nil, err
 			}
-			return fn(args...), nil
+			out := fn(args...)
+			return out, env.nested(name, out, args...)
 		}
 	case func(any, any) []any: // append, push, prepend
 		return func(l, v any) ([]any, error) {
@@ -273,7 +280,10 @@ func (env *Env) postcheck(name string, fn any) any {
 				return nil, err
 			}
 			out := fn(l, v)
-			return out, env.items(name, float64(len(out)))
+			if err := env.items(name, float64(len(out))); err != nil {
+				return nil, err
+			}
+			return out, env.nested(name, out, v)
 		}
 	case func(any, any) ([]any, error): // mustAppend, mustPush, mustPrepend
 		return func(l, v any) ([]any, error) {
@@ -281,10 +291,13 @@ func (env *Env) postcheck(name string, fn any) any {
 				return nil, err
 			}
 			out, err := fn(l, v)
+			if err == nil {
+				err = env.items(name, float64(len(out)))
+			}
 			if err != nil {
 				return nil, err
 			}
-			return out, env.items(name, float64(len(out)))
+			return out, env.nested(name, out, v)
 		}
 	case func(...any) any: // concat, coalesce
 		return func(args ...any) (any, error) {
@@ -292,14 +305,18 @@ func (env *Env) postcheck(name string, fn any) any {
 				return nil, err
 			}
 			out := fn(args...)
-			return out, env.items(name, float64(listLen(out)))
+			if err := env.items(name, float64(listLen(out))); err != nil {
+				return nil, err
+			}
+			return out, env.nested(name, out, args...)
 		}
 	case func(...any) map[string]any: // dict
 		return func(args ...any) (map[string]any, error) {
 			if err := env.check(); err != nil {
 				return nil, err
 			}
-			return fn(args...), nil
+			out := fn(args...)
+			return out, env.nested(name, out, args...)
 		}
 	case func(map[string]any, string, any) map[string]any: // set
 		return func(m map[string]any, k string, v any) (map[string]any, error) {
@@ -307,10 +324,62 @@ func (env *Env) postcheck(name string, fn any) any {
 				return nil, err
 			}
 			out := fn(m, k, v)
-			return out, env.items(name, float64(len(out)))
+			if err := env.items(name, float64(len(out))); err != nil {
+				return nil, err
+			}
+			return out, env.nested(name, out, v)
+		}
+	case func(uint32, string, string, string, string) string: // derivePassword: scrypt, 32 MB a call
+		return func(counter uint32, a, b, c, d string) (string, error) {
+			if err := env.check(); err != nil {
+				return "", err
+			}
+			return fn(counter, a, b, c, d), nil
+		}
+	case func(string, int, string) map[string]string: // splitn
+		return func(sep string, n int, s string) (map[string]string, error) {
+			count := splitCount(sep, s)
+			if n >= 0 {
+				count = min(count, n)
+			}
+			if err := env.items(name, float64(count)); err != nil {
+				return nil, err
+			}
+			return fn(sep, n, s), nil
 		}
 	}
 	return fn
+}
+
+// nested refuses a list or object that, built of other lists or objects,
+// holds more than the output limit could ever print: {{ $l = list $l $l }}
+// in a loop builds a list that holds itself 2ⁿ times at the cost of n
+// calls, and an action that prints it ({{ $l }}) goes through
+// text/template's own fmt, which no function guards. Built only of
+// scalars, a value is its arguments' size and costs nothing to check.
+func (env *Env) nested(fn string, out any, args ...any) error {
+	limit := env.Limits.OutputBytes
+	if limit <= 0 || !anyCollection(args) {
+		return nil
+	}
+	if valueSize(out, limit, 0) < 0 {
+		return fmt.Errorf("%s would build a value of more than %d bytes written out, the output limit; a list that holds itself doubles with every call (the limit is the engine's OutputBytes, render's --max-output)", fn, limit)
+	}
+	return nil
+}
+
+// anyCollection reports whether one of args is a list or an object.
+func anyCollection(args []any) bool {
+	for _, a := range args {
+		switch a.(type) {
+		case []any, map[string]any:
+			return true
+		}
+		if k := reflect.ValueOf(a).Kind(); k == reflect.Slice || k == reflect.Map || k == reflect.Array {
+			return true
+		}
+	}
+	return false
 }
 
 // text refuses a text of n bytes over the output limit, which no value a

@@ -52,6 +52,10 @@ func TestValuesBuiltInTemplatesAreBounded(t *testing.T) {
 		"print of a dag":      dag + `{{ print $l }}`,
 		"deepCopy of a dag":   dag + `{{ $c := deepCopy $l }}`,
 		"toStrings of a dag":  dag + `{{ $c := toStrings $l }}`,
+		"an action of a dag":  dag + `{{ $l }}`,
+		"a dict of a dag":     `{{ $d := dict "a" 1 }}{{ range until 60 }}{{ $d = dict "a" $d "b" $d }}{{ end }}{{ $d }}`,
+		"append of a dag":     `{{ $l := list "x" }}{{ range until 60 }}{{ $l = append (list $l) $l }}{{ end }}`,
+		"splitn":              `{{ $m := splitn "," 100000 (repeat 100000 ",") }}`,
 		"include in a loop":   `{{ define "big" }}{{ range until 1000 }}{{ range until 1000 }}xxxxxxxx{{ end }}{{ end }}{{ end }}{{ $s := include "big" . }}`,
 		"splitList":           `{{ $l := splitList "" (repeat 100000 "x") }}`,
 		"split":               `{{ $l := split "," (repeat 100000 ",") }}`,
@@ -87,6 +91,7 @@ func TestValueBuildersSeeTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, src := range []string{`{{ $s := print "x" }}`, `{{ $s := upper "x" }}`, `{{ $l := list 1 }}`,
+		`{{ $p := derivePassword 1 "long" "password" "user" "example.com" }}`,
 		`{{ $s := printf "%s" "x" }}`, `{{ $s := replace "a" "b" "a" }}`, `{{ $d := dict "a" 1 }}`} {
 		if _, err := run(ctx, Limits{}, src); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: got %v, want the run's context error", src, err)
@@ -114,6 +119,8 @@ func TestGuardedFunctionsKeepTheirMeaning(t *testing.T) {
 		`{{ splitList "," "a,b" | len }}`:                 "2",
 		`{{ regexFindAll "a" "aaa" -1 | len }}`:           "3",
 		`{{ upper "abc" }}`:                               "ABC",
+		`{{ list (list 1 2) (dict "a" 1) }}`:              "[[1 2] map[a:1]]",
+		`{{ len (splitn "," 2 "a,b,c") }}`:                "2",
 	}
 	for src, want := range cases {
 		got, err := run(context.Background(), Limits{ListItems: 1000, OutputBytes: 1 << 20}, src)

@@ -70,7 +70,7 @@ func (dc Decoder) Decode(in Input) (*Document, error) {
 // take long to expand stops once ctx is done, with ctx's error.
 func (dc Decoder) DecodeContext(ctx context.Context, in Input) (*Document, error) {
 	if dc.MaxBytes > 0 && len(in.Data) > dc.MaxBytes {
-		return nil, (&problem.Error{Kind: problem.KindInput, Field: "/", Position: in.Name,
+		return nil, (&problem.Error{Kind: problem.KindInput, Position: in.Name,
 			Reason: fmt.Sprintf("the input is %s, over the limit of %s", problem.Size(len(in.Data)), problem.Size(dc.MaxBytes))}).
 			Hint("send a smaller input, or raise the limit (render's --max-input, the engine's Limits.InputBytes)")
 	}
@@ -81,7 +81,7 @@ func (dc Decoder) DecodeContext(ctx context.Context, in Input) (*Document, error
 	m, ok := root.(map[string]any)
 	if !ok {
 		d.Release()
-		return nil, (&problem.Error{Kind: problem.KindInput, Field: "/", Position: in.Name,
+		return nil, (&problem.Error{Kind: problem.KindInput, Position: in.Name,
 			Reason: fmt.Sprintf("the input must be an object, got %s", TypeName(root))}).
 			Hint("pass a JSON object ({...}) or a YAML mapping (key: value)")
 	}

@@ -17,9 +17,12 @@ const (
 	// textBytes bounds each text of an error: its reason, field, position
 	// and each hint.
 	textBytes = 1 << 10
-	// maxHints bounds the hints of one error.
-	maxHints = 8
-	// ErrorBytes bounds an error together with the problems it lists.
+	// maxHints bounds the hints of one error, and hintBytes all of them
+	// together, so that one error's own texts stay well within ErrorBytes.
+	maxHints  = 8
+	hintBytes = 4 << 10
+	// ErrorBytes bounds the texts of an error together with the problems
+	// it lists (JSON adds its punctuation, and escapes).
 	ErrorBytes = 16 << 10
 )
 
@@ -77,21 +80,27 @@ func (e *Error) bounded(left *int) *Error {
 	c.Flag = Clip(c.Flag, textBytes)
 	c.Key = Clip(c.Key, textBytes)
 	c.Hints = nil
+	hints := 0
 	for i, h := range e.Hints {
-		if i == maxHints {
+		h = Clip(h, textBytes)
+		if i == maxHints || hints+len(h) > hintBytes {
 			c.Hints = append(c.Hints, fmt.Sprintf("(%d more hints)", len(e.Hints)-i))
 			break
 		}
-		c.Hints = append(c.Hints, Clip(h, textBytes))
+		hints += len(h)
+		c.Hints = append(c.Hints, h)
 	}
-	*left -= c.ownSize()
 	c.Also = nil
+	*left -= c.ownSize()
 	for i, a := range e.Also {
-		if *left <= 0 {
+		room := *left
+		b := a.bounded(&room)
+		if room < 0 {
 			c.Also = append(c.Also, &Error{Kind: a.Kind, Reason: fmt.Sprintf("and %d more problems", len(e.Also)-i)})
 			break
 		}
-		c.Also = append(c.Also, a.bounded(left))
+		*left = room
+		c.Also = append(c.Also, b)
 	}
 	return &c
 }
@@ -99,6 +108,13 @@ func (e *Error) bounded(left *int) *Error {
 // withinBounds reports whether e, with all it lists, needs no cut.
 func (e *Error) withinBounds(left int) bool {
 	if e.size() > left || len(e.Hints) > maxHints {
+		return false
+	}
+	hints := 0
+	for _, h := range e.Hints {
+		hints += len(h)
+	}
+	if hints > hintBytes {
 		return false
 	}
 	for _, s := range []string{e.Reason, e.Field, e.Position, e.Variant, e.Example, e.Path, e.Parameter, e.Flag, e.Key} {

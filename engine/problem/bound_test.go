@@ -41,13 +41,20 @@ func TestBoundedErrorsSayLittle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for what, n := range map[string]int{"text": len(text), "JSON": len(body)} {
-		if n > ErrorBytes+4<<10 {
+		if n > ErrorBytes+2<<10 { // the texts, and the punctuation around them
 			t.Errorf("the %s is %d bytes", what, n)
 		}
 	}
 	b := e.Bounded()
-	if len(b.Hints) != maxHints+1 || !strings.Contains(b.Hints[maxHints], "12 more hints") {
+	if len(b.Hints) != 4 || b.Hints[3] != "(17 more hints)" { // three of 1 KiB, within hintBytes
 		t.Errorf("hints: %d, last %q", len(b.Hints), b.Hints[len(b.Hints)-1])
+	}
+	short := &Error{Kind: KindInput, Reason: "r"}
+	for i := range 10 {
+		short.Hint("hint %d", i)
+	}
+	if h := short.Bounded().Hints; len(h) != maxHints+1 || h[maxHints] != "(2 more hints)" {
+		t.Errorf("ten short hints: %q", h)
 	}
 	if last := b.Also[len(b.Also)-1]; !strings.HasPrefix(last.Reason, "and ") || !strings.HasSuffix(last.Reason, " more problems") {
 		t.Errorf("the last of also: %q", last.Reason)
