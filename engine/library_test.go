@@ -127,7 +127,7 @@ func TestInputRules(t *testing.T) {
 		{"title: T\nbody: \"<<<\"\n", "/body", "never closed"},
 		{"title: 1\n", "/title", "expected string"},
 		{"titel: T\n", "/titel", "unknown field"},
-		{"- a\n", "/", "must be an object"},
+		{"- a\n", "", "must be an object"},
 		{"title: [unclosed\n", "", "invalid YAML"},
 	}
 	for _, c := range cases {
