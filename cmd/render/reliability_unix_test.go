@@ -171,7 +171,7 @@ func TestInputFromDevZero(t *testing.T) {
 		t.Skip("no /dev/zero")
 	}
 	r := runCLI(t, "", "delegation", "-i", "/dev/zero", "--max-input", "1048576")
-	if r.code != 2 || !strings.Contains(r.stderr, "/dev/zero: /: the input is over the limit of 1 MiB; reading stopped there") {
+	if r.code != 2 || !strings.Contains(r.stderr, "/dev/zero: the input is over the limit of 1 MiB; reading stopped there") {
 		t.Errorf("exit %d, %s", r.code, r.stderr)
 	}
 }
