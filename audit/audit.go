@@ -420,8 +420,9 @@ func (s *Store) Links(hash string) ([]Entry, error) {
 	return links, nil
 }
 
-// verified loads the prompt at hash and every prompt it embeds, and checks
-// them (tree.check): the tree, or the error that names what failed.
+// verified loads the prompt at hash and every prompt it embeds, checks
+// them (tree.check), and then decodes their budget reports: the tree, or
+// the error that names what failed.
 func (s *Store) verified(ctx context.Context, hash string) (*tree, error) {
 	t, err := s.load(ctx, hash)
 	if err != nil {
@@ -429,6 +430,13 @@ func (s *Store) verified(ctx context.Context, hash string) (*tree, error) {
 	}
 	if ps := t.check(s.key); len(ps) > 0 {
 		return nil, s.integrityError(ps)
+	}
+	for h, r := range t.rows {
+		b, err := r.budgetReport()
+		if err != nil { // check reported it already; never served undecoded
+			return nil, s.integrityError([]Problem{budgetProblem(r)})
+		}
+		t.meta[h].Budget = b
 	}
 	return t, nil
 }
@@ -503,22 +511,31 @@ func (r *promptRow) fields() []any {
 	return []any{&r.hash, &r.sha256, &r.size, &r.variant, &r.library, &r.short, &r.variantHash, &r.version, &r.recorded, &r.budget, &r.signature}
 }
 
-// entry is the row as an Entry, without ids or text.
-func (r *promptRow) entry() (*Entry, error) {
-	e := &Entry{Hash: r.hash, SHA256: r.sha256, Size: r.size, Variant: r.variant, Recorded: r.recorded,
+// entry is the row as an Entry, without ids, text or budget report: the
+// budget is decoded once the row has verified (see verified).
+func (r *promptRow) entry() *Entry {
+	return &Entry{Hash: r.hash, SHA256: r.sha256, Size: r.size, Variant: r.variant, Recorded: r.recorded,
 		Provenance: engine.Provenance{Library: r.library, Short: r.short, Variant: r.variantHash, Version: r.version}}
-	if r.budget != "" {
-		e.Budget = &engine.BudgetReport{}
-		if err := json.Unmarshal([]byte(r.budget), e.Budget); err != nil {
-			return nil, fmt.Errorf("prompt %s: its budget is not a budget report: %w", r.hash, err)
-		}
+}
+
+// budgetReport decodes the row's budget column: nil for none, an error for
+// one that is not a budget report, which checkPrompt reports as a problem
+// of the row.
+func (r *promptRow) budgetReport() (*engine.BudgetReport, error) {
+	if r.budget == "" {
+		return nil, nil
 	}
-	return e, nil
+	b := &engine.BudgetReport{}
+	if err := json.Unmarshal([]byte(r.budget), b); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // load reads the prompt at hash and every prompt it embeds, with their
 // bytes and ids: three queries however deep the nesting. It checks
-// nothing; verified does.
+// nothing, and decodes nothing a row holds (its budget report): verified
+// does, once the rows have verified.
 func (s *Store) load(ctx context.Context, hash string) (*tree, error) {
 	db, done, err := s.be.reader(ctx, s.db)
 	if err != nil {
@@ -537,12 +554,7 @@ func (s *Store) load(ctx context.Context, hash string) (*tree, error) {
 			rows.Close()
 			return nil, s.readError(err)
 		}
-		e, err := r.entry()
-		if err != nil {
-			rows.Close()
-			return nil, s.readError(err)
-		}
-		t.rows[r.hash], t.meta[r.hash] = r, e
+		t.rows[r.hash], t.meta[r.hash] = r, r.entry()
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -635,32 +647,27 @@ func (r *record) row(n *node, recorded string) promptRow {
 }
 
 // updateTop gives a prompt stored before only as embedded in another the
-// metadata of its own record, and the signature of the row that makes
-// (” without a key: a row a writer without the key changed is unsigned).
-// A prompt recorded itself keeps what its first record said.
+// metadata of its own record, the time of that record, and the signature
+// of the row that makes (” without a key: a row a writer without the key
+// changed is unsigned). A prompt recorded itself keeps what its first
+// record said.
 const updateTop = `UPDATE prompts SET sha256 = ?, variant = ?, library = ?, library_short = ?, variant_hash = ?, version = ?, budget = ?,
-	signature = ? WHERE hash = ? AND variant = ''`
+	recorded = ?, signature = ? WHERE hash = ? AND variant = ''`
 
-// updateTopRow runs updateTop in tx. With a key it first reads the time the
-// row was recorded, which the update keeps and the signature covers; the
-// time never changes, so a concurrent update of the same row signs the
-// same row, and the one that comes second finds nothing to update.
+// updateTopRow runs updateTop in tx. The row is stamped with the record's
+// own time, rec.when, never the time the row already holds: a row stored
+// as embedded may have been written by anyone who can write to the
+// database, with a time of their choosing, and with a key the signature
+// covers the time. Of concurrent updates of the same row, the first sets
+// its variant and the others find nothing to update.
 func (r *record) updateTopRow(ctx context.Context, tx *sql.Tx, rebind func(string) string) error {
 	sig := ""
 	if r.key != nil {
-		var recorded string
-		err := tx.QueryRowContext(ctx, rebind(`SELECT recorded FROM prompts WHERE hash = ? AND variant = ''`), r.top.hash).Scan(&recorded)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil // recorded itself before
-		}
-		if err != nil {
-			return err
-		}
-		row := r.row(r.top, recorded)
+		row := r.row(r.top, r.when)
 		sig = signPrompt(r.key, &row, r.top.sums())
 	}
 	p := r.prov
-	_, err := tx.ExecContext(ctx, rebind(updateTop), r.sha256, r.variant, p.Library, p.Short, p.Variant, p.Version, r.budget, sig, r.top.hash)
+	_, err := tx.ExecContext(ctx, rebind(updateTop), r.sha256, r.variant, p.Library, p.Short, p.Variant, p.Version, r.budget, r.when, sig, r.top.hash)
 	return err
 }
 

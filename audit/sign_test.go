@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine/problem"
@@ -249,6 +250,49 @@ func TestSignedUpdate(t *testing.T) {
 		}
 		if e, err := plain.Get(f.links[mid2]); err != nil || e.Variant != "delegation" {
 			t.Errorf("mid2 read without the key: %+v %v", e, err)
+		}
+	})
+}
+
+// TestUpdateRestamps: a row stored as embedded may have been written by
+// anyone who can write to the database, with a time of their choosing. A
+// writer that records the prompt itself once kept that time and, with the
+// key, signed it; it now stamps the row with the time of its own record,
+// which is what it signs.
+func TestUpdateRestamps(t *testing.T) {
+	const planted = "2001-02-03T04:05:06Z"
+	eachBackend(t, func(t *testing.T, b backend) {
+		f := newFixture(t, b, audit.WithKey(testKey))
+		v := delegation(t)
+		for _, w := range []struct {
+			name  string
+			store *audit.Store
+			link  int
+			text  string // the parent of the prompt at link
+			read  *audit.Store
+		}{
+			{"with the key", f.store, mid1, f.texts[mid2], readOnly(t, b.target, audit.WithKey(testKey))},
+			{"without the key", open(t, b.target), mid2, f.texts[root], readOnly(t, b.target)},
+		} {
+			// The row, as a writer without the key could have left it:
+			// unsigned, dated as it liked.
+			f.exec(t, `UPDATE prompts SET recorded = ?, signature = '' WHERE hash = ?`, planted, f.links[w.link])
+			before := time.Now().UTC().Truncate(time.Second)
+			if h, err := w.store.Record(v, delegate(t, w.text, "t")); err != nil || h != f.links[w.link] {
+				t.Fatalf("%s: record link %d itself: %.12s %v", w.name, w.link, h, err)
+			}
+			after := time.Now().UTC()
+			// Read as it was written, with the key or without: with it, the
+			// row verifies, signed with the time it wrote.
+			e, err := w.read.Get(f.links[w.link])
+			if err != nil || e.Variant != "delegation" {
+				t.Fatalf("%s: link %d after its own record: %+v %v", w.name, w.link, e, err)
+			}
+			when, err := time.Parse(time.RFC3339, e.Recorded)
+			if err != nil || when.Before(before) || when.After(after) {
+				t.Errorf("%s: link %d recorded %q (planted %s), want the time of its own record, in [%s, %s]",
+					w.name, w.link, e.Recorded, planted, before.Format(time.RFC3339), after.Format(time.RFC3339))
+			}
 		}
 	})
 }

@@ -125,7 +125,8 @@ func isAddress(s string) bool {
 // by its address; the parts' bytes and children hash to the row's address;
 // the row's size is the length of the text they make (childSize gives the
 // size of a prompt embedded, false when it has no row); a prompt that
-// embeds nothing has the SHA-256 its row says; and, with a key, the row's
+// embeds nothing has the SHA-256 its row says; its budget column, if it
+// has one, decodes as a budget report; and, with a key, the row's
 // signature verifies. Once the parts fail, what follows from them is not
 // reported again: one problem per thing altered.
 func checkPrompt(r *promptRow, parts []part, childSize func(hash string) (int64, bool), key []byte) []Problem {
@@ -181,6 +182,9 @@ func checkPrompt(r *promptRow, parts []part, childSize func(hash string) (int64,
 			ps = append(ps, *p)
 		}
 	}
+	if _, err := r.budgetReport(); err != nil {
+		ps = append(ps, budgetProblem(r))
+	}
 	if key != nil {
 		if p := signatureProblem(at("prompts", nil, ""), r.signature, signPrompt(key, r, sums(parts))); p != nil {
 			ps = append(ps, *p)
@@ -196,6 +200,12 @@ func sumProblem(r *promptRow, sum string) *Problem {
 		return nil
 	}
 	return &Problem{Table: "prompts", Hash: r.hash, Reason: fmt.Sprintf("sha256 is %s, but its text hashes to %s", show(r.sha256), sum)}
+}
+
+// budgetProblem is the problem of a row whose budget column does not
+// decode as a budget report. What the column holds is not printed.
+func budgetProblem(r *promptRow) Problem {
+	return Problem{Table: "prompts", Hash: r.hash, Reason: "budget is not a budget report"}
 }
 
 // idRow is a row of ids.

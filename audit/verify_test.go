@@ -199,6 +199,12 @@ func TestTampering(t *testing.T) {
 		refused []int
 		// gone lists the links that are no longer found at all.
 		gone []int
+		// key opens the stores with the audit key, so that signatures are
+		// checked too.
+		key bool
+		// reason, when set, is what Verify and the reads of the refused
+		// links say of the row altered.
+		reason string
 	}{{
 		name:    "one byte of a prompt that embeds nothing",
 		tamper:  func(t *testing.T, f *fixture) { f.flip(t, f.links[root], 0) },
@@ -277,14 +283,41 @@ func TestTampering(t *testing.T) {
 		want: func(f *fixture) []string {
 			return []string{"ids name=delegation_id value=dlg-nothing hash=" + strings.Repeat("0", 64)}
 		},
+	}, {
+		// The budget column was once decoded as it was read, before
+		// anything was verified: Verify failed with no report, and reads
+		// said the store was unavailable.
+		name: "the budget column, not JSON",
+		tamper: func(t *testing.T, f *fixture) {
+			f.exec(t, `UPDATE prompts SET budget = '{not json' WHERE hash = ?`, f.links[mid1])
+		},
+		want:    func(f *fixture) []string { return []string{"prompts hash=" + f.links[mid1]} },
+		refused: []int{top, mid1},
+		reason:  "budget is not a budget report",
+	}, {
+		name: "the budget column, not JSON, in a signed store",
+		tamper: func(t *testing.T, f *fixture) {
+			f.exec(t, `UPDATE prompts SET budget = '{not json' WHERE hash = ?`, f.links[mid1])
+		},
+		// Not a budget report, and the signature no longer verifies.
+		want: func(f *fixture) []string {
+			return []string{"prompts hash=" + f.links[mid1], "prompts hash=" + f.links[mid1]}
+		},
+		refused: []int{top, mid1},
+		key:     true,
+		reason:  "budget is not a budget report",
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			eachBackend(t, func(t *testing.T, b backend) {
-				f := newFixture(t, b)
+				var opts []audit.Option
+				if tc.key {
+					opts = append(opts, audit.WithKey(testKey))
+				}
+				f := newFixture(t, b, opts...)
 				tc.tamper(t, f)
 				want := tc.want(f)
-				for _, s := range []*audit.Store{f.store, readOnly(t, b.target)} {
+				for _, s := range []*audit.Store{f.store, readOnly(t, b.target, opts...)} {
 					for link := range f.links {
 						switch {
 						case slices.Contains(tc.gone, link):
@@ -302,6 +335,9 @@ func TestTampering(t *testing.T) {
 									continue
 								}
 								f.refused(t, s, hash, want)
+								if _, err := s.Get(hash); tc.reason != "" && (err == nil || !strings.Contains(err.Error(), tc.reason)) {
+									t.Errorf("Get(%.12s): %v, want %q", hash, err, tc.reason)
+								}
 							}
 						default:
 							f.served(t, s, link)
@@ -319,6 +355,9 @@ func TestTampering(t *testing.T) {
 					if leaks(p.String(), f.texts...) {
 						t.Errorf("Verify prints the prompt's bytes: %s", p)
 					}
+				}
+				if tc.reason != "" && !slices.ContainsFunc(rep.Problems, func(p audit.Problem) bool { return p.Reason == tc.reason }) {
+					t.Errorf("Verify: %v, want a problem %q", rep.Problems, tc.reason)
 				}
 			})
 		})

@@ -78,7 +78,7 @@ func (g gitCommand) repositorySettings(ctx context.Context, repo *repository) ([
 	add(repo.config)
 	declared := g.gitmodules(ctx, repo)
 	add(declared)
-	modules, err := moduleGitDirs(ctx, repo.gitDir, repo.commonDir)
+	modules, err := moduleGitDirs(ctx, repo.dir, repo.gitDir, repo.commonDir)
 	if err != nil {
 		return nil, err
 	}
@@ -200,12 +200,18 @@ func embeddedGitDirs(repo *repository, gitmodules []configEntry) []string {
 // modules directories of the given git directories, nested ones too. A
 // submodule's name may hold slashes, so a directory that is not a git
 // directory (it has no config file) is looked into; in one that is, only
-// its own modules directory is.
-func moduleGitDirs(ctx context.Context, gitDirs ...string) ([]string, error) {
-	var found, todo []string
+// its own modules directory is. Every directory is taken where its links
+// lead, and left alone unless that is inside dir or inside the git
+// directory whose modules it is: a link (.git/modules/x -> /) cannot make
+// the walk read the configuration of directories elsewhere.
+func moduleGitDirs(ctx context.Context, dir string, gitDirs ...string) ([]string, error) {
+	type walk struct{ path, gitDir string }
+	var todo []walk
+	var found []string
 	for _, d := range slices.Compact(gitDirs) {
-		todo = append(todo, filepath.Join(d, "modules"))
+		todo = append(todo, walk{filepath.Join(d, "modules"), d})
 	}
+	visited := map[string]bool{}
 	for seen := 0; len(todo) > 0; seen++ {
 		if seen >= maxModuleDirs {
 			return nil, fmt.Errorf("refused: more than %d directories under %s", maxModuleDirs, filepath.Join(gitDirs[0], "modules"))
@@ -213,11 +219,16 @@ func moduleGitDirs(ctx context.Context, gitDirs ...string) ([]string, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		d := todo[len(todo)-1]
+		w := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
+		d := resolve(w.path)
+		if visited[d] || !within(d, dir) && !within(d, w.gitDir) {
+			continue
+		}
+		visited[d] = true
 		if st, err := os.Stat(filepath.Join(d, "config")); err == nil && st.Mode().IsRegular() {
 			found = append(found, d)
-			todo = append(todo, filepath.Join(d, "modules"))
+			todo = append(todo, walk{filepath.Join(d, "modules"), w.gitDir})
 			continue
 		}
 		entries, err := os.ReadDir(d)
@@ -225,7 +236,7 @@ func moduleGitDirs(ctx context.Context, gitDirs ...string) ([]string, error) {
 			continue // none, or not a directory
 		}
 		for _, e := range entries {
-			todo = append(todo, filepath.Join(d, e.Name()))
+			todo = append(todo, walk{filepath.Join(d, e.Name()), w.gitDir})
 		}
 	}
 	slices.Sort(found)

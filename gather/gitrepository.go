@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -55,12 +58,15 @@ func (g gitCommand) locate(ctx context.Context) (*repository, error) {
 
 // contain refuses a repository that makes git read outside the gathered
 // directory, naming the setting that does: a work tree elsewhere
-// (core.worktree, or a directory below the top of a work tree), or a git
-// directory elsewhere (a .git file or link, a commondir file). A git
-// directory outside is accepted when it names the directory as its work
-// tree, which the directory's own files cannot forge: a linked worktree's
-// (git worktree add), whose gitdir file points back at the directory's
-// .git, or a submodule's, whose core.worktree is the directory.
+// (core.worktree, or a directory below the top of a work tree), a git
+// directory elsewhere (a .git file or link, a commondir file), or objects
+// elsewhere (an objects directory that is a link, objects/info/alternates;
+// see objectsOutside). A git directory outside is accepted when it names
+// the directory as its work tree, which the directory's own files cannot
+// forge: a linked worktree's (git worktree add), whose gitdir file points
+// back at the directory's .git, or a submodule's, whose core.worktree is
+// the directory. A git directory inside cannot vouch for a common
+// directory outside that way: its own gitdir file is the directory's.
 func (g gitCommand) contain(repo *repository) error {
 	dir := repo.dir
 	worktree, hasWorktree := lastOf(repo.config, "core.worktree")
@@ -74,10 +80,10 @@ func (g gitCommand) contain(repo *repository) error {
 		return fmt.Errorf("refused: the repository's work tree %s is outside --dir", repo.workTree)
 	}
 	if within(repo.gitDir, dir) && within(repo.commonDir, dir) {
-		return nil
+		return objectsOutside(dir, repo.gitDir, repo.commonDir)
 	}
-	if repo.workTree == dir && (hasWorktree || pointsBack(repo.gitDir, filepath.Join(dir, ".git"))) {
-		return nil
+	if !within(repo.gitDir, dir) && repo.workTree == dir && (hasWorktree || pointsBack(repo.gitDir, filepath.Join(dir, ".git"))) {
+		return nil // its objects are those of a repository outside, which vouches for the directory
 	}
 	dotGit := filepath.Join(g.dir, ".git")
 	st, err := os.Lstat(dotGit)
@@ -93,6 +99,168 @@ func (g gitCommand) contain(repo *repository) error {
 	}
 	return fmt.Errorf("refused: the commondir file in %s points at %s, outside --dir", repo.gitDir, repo.commonDir)
 }
+
+// maxObjectDirs bounds the object directories objectsOutside follows
+// through objects/info/alternates, and maxAlternatesSize the size of an
+// alternates file it reads: a repository with more is refused.
+const (
+	maxObjectDirs     = 64
+	maxAlternatesSize = 64 << 10
+)
+
+// objectsOutside refuses a repository whose git objects are read from
+// outside dir: an objects directory that is a link out of it, or an entry
+// of objects/info/alternates (which git reads as more object directories,
+// as a clone made with git clone --reference does) that names a directory
+// outside it, relative entries resolved against the objects directory
+// they are in, links resolved. The alternates of the object directories
+// an alternates file names are followed too, as git follows them, up to
+// maxObjectDirs directories. gitDirs are the git directory and the common
+// directory, both inside dir.
+func objectsOutside(dir string, gitDirs ...string) error {
+	var todo []string
+	for _, d := range slices.Compact(gitDirs) {
+		objects := filepath.Join(d, "objects")
+		if real := resolve(objects); !within(real, dir) {
+			return fmt.Errorf("refused: the objects link at %s points at %s, outside --dir", objects, real)
+		}
+		todo = append(todo, resolve(objects))
+	}
+	seen := map[string]bool{}
+	for len(todo) > 0 {
+		objects := todo[0]
+		todo = todo[1:]
+		if seen[objects] {
+			continue
+		}
+		if seen[objects] = true; len(seen) > maxObjectDirs {
+			return fmt.Errorf("refused: objects/info/alternates in %s name more than %d object directories", gitDirs[0], maxObjectDirs)
+		}
+		file := filepath.Join(objects, "info", "alternates")
+		name := "info/alternates in " + objects
+		if filepath.Base(objects) == "objects" {
+			name = "objects/info/alternates in " + filepath.Dir(objects)
+		}
+		data, err := readAlternates(file)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("refused: %s cannot be read: %v", name, err)
+		}
+		for _, entry := range alternateEntries(data) {
+			if !filepath.IsAbs(entry) {
+				entry = filepath.Join(objects, entry)
+			}
+			real := resolve(entry)
+			if !within(real, dir) {
+				return fmt.Errorf("refused: %s points at %s, outside --dir", name, real)
+			}
+			todo = append(todo, real)
+		}
+	}
+	return nil
+}
+
+// readAlternates reads an alternates file, a regular file only (a FIFO
+// could block), of at most maxAlternatesSize bytes.
+func readAlternates(file string) ([]byte, error) {
+	st, err := os.Stat(file)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fileKind(st.Mode()))
+	}
+	f, err := os.OpenFile(file, os.O_RDONLY|openNonblocking, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("not a regular file (%s)", fileKind(st.Mode()))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxAlternatesSize+1))
+	if err == nil && len(data) > maxAlternatesSize {
+		err = fmt.Errorf("larger than %d bytes", maxAlternatesSize)
+	}
+	return data, err
+}
+
+// alternateEntries returns the object directories an alternates file
+// names, as git reads them: one a line, a line that starts with # a
+// comment, an empty one nothing, and one that starts with a double quote
+// C-quoted, unless its quoting is broken, when it is read as it is. Git
+// reads the file as a C string: nothing after a NUL byte.
+func alternateEntries(data []byte) []string {
+	var out []string
+	rest, _, _ := strings.Cut(string(data), "\x00")
+	for rest != "" {
+		var entry string
+		switch {
+		case rest[0] == '#':
+			_, rest, _ = strings.Cut(rest, "\n")
+			continue
+		case rest[0] == '"':
+			if unquoted, after, ok := unquoteC(rest); ok {
+				entry, rest = unquoted, after
+				if rest != "" {
+					rest = rest[1:] // what follows the closing quote, the newline as a rule
+				}
+				break
+			}
+			fallthrough
+		default:
+			entry, rest, _ = strings.Cut(rest, "\n")
+		}
+		if entry != "" {
+			out = append(out, entry)
+		}
+	}
+	return out
+}
+
+// unquoteC reads the C-quoted string at the start of s as git's
+// unquote_c_style does: the string, what follows its closing quote, and
+// false when the quoting is broken.
+func unquoteC(s string) (string, string, bool) {
+	var b strings.Builder
+	for i := 1; i < len(s); {
+		switch c := s[i]; c {
+		case '"':
+			return b.String(), s[i+1:], true
+		case '\\':
+			if i+1 >= len(s) {
+				return "", "", false
+			}
+			e := s[i+1]
+			i += 2
+			if v := strings.IndexByte("abfnrtv", e); v >= 0 {
+				b.WriteByte("\a\b\f\n\r\t\v"[v])
+				continue
+			}
+			switch {
+			case e == '\\' || e == '"':
+				b.WriteByte(e)
+			case e >= '0' && e <= '3' && i+1 < len(s) && isOctal(s[i]) && isOctal(s[i+1]):
+				b.WriteByte((e-'0')<<6 | (s[i]-'0')<<3 | (s[i+1] - '0'))
+				i += 2
+			default:
+				return "", "", false
+			}
+		case 0:
+			return "", "", false
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return "", "", false
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 // worktreeOutside is the refusal of a core.worktree outside the gathered
 // directory, naming the file that sets it; git names it relative to the

@@ -41,12 +41,28 @@ func writeFile(t *testing.T, path, text string) {
 	}
 }
 
+// stealHead points the repository in dir at the commit of another one,
+// other, on a branch called stolen: git shows it only if it reads the
+// other repository's objects.
+func stealHead(t *testing.T, dir, other string) {
+	t.Helper()
+	head, err := runPlain(other, "git", "rev-parse", "HEAD")
+	if err != nil {
+		t.Fatal(head, err)
+	}
+	writeFile(t, filepath.Join(dir, ".git", "refs", "heads", "stolen"), head+"\n")
+	writeFile(t, filepath.Join(dir, ".git", "HEAD"), "ref: refs/heads/stolen\n")
+}
+
 // TestGitProbesStayInsideTheDirectory: a .git file pointing at another
 // repository, or core.worktree naming another directory, once made git
 // status and git log read outside --dir (the listing of /root ended up in
-// git_status). Such a repository is now refused, naming the setting; a
-// linked worktree and a submodule, whose git directories are elsewhere but
-// name the directory as their work tree, are not.
+// git_status); so did objects/info/alternates, or a link, naming another
+// repository's objects (git log showed its commits). Such a repository is
+// now refused, naming the setting; a linked worktree and a submodule,
+// whose git directories are elsewhere but name the directory as their
+// work tree, are not, nor is a repository that borrows the objects of
+// another inside --dir.
 func TestGitProbesStayInsideTheDirectory(t *testing.T) {
 	cases := []struct {
 		name string
@@ -91,6 +107,64 @@ func TestGitProbesStayInsideTheDirectory(t *testing.T) {
 			writeFile(t, filepath.Join(repo.Dir, ".git", "commondir"), other+"/.git\n")
 			return repo.Dir, fmt.Sprintf("the commondir file in %s/.git points at %s/.git, outside --dir", resolve(repo.Dir), resolve(other))
 		}, nil},
+		{"a commondir file, with a gitdir file pointing back", func(t *testing.T) (string, string) {
+			// A linked worktree's git directory names its .git file so; a
+			// git directory inside --dir, which --dir's files make, cannot
+			// vouch for a common directory outside that way.
+			other, repo := secretRepo(t), testrepo.New(t)
+			writeFile(t, filepath.Join(repo.Dir, ".git", "commondir"), other+"/.git\n")
+			writeFile(t, filepath.Join(repo.Dir, ".git", "gitdir"), repo.Dir+"/.git\n")
+			return repo.Dir, fmt.Sprintf("the commondir file in %s/.git points at %s/.git, outside --dir", resolve(repo.Dir), resolve(other))
+		}, nil},
+		{"objects/info/alternates pointing at another repository", func(t *testing.T) (string, string) {
+			other, repo := secretRepo(t), testrepo.New(t)
+			writeFile(t, filepath.Join(repo.Dir, ".git", "objects", "info", "alternates"), other+"/.git/objects\n")
+			stealHead(t, repo.Dir, other)
+			return repo.Dir, fmt.Sprintf("objects/info/alternates in %s/.git points at %s/.git/objects, outside --dir", resolve(repo.Dir), resolve(other))
+		}, nil},
+		{"objects/info/alternates naming another repository relative to it", func(t *testing.T) (string, string) {
+			other, repo := secretRepo(t), testrepo.New(t)
+			objects := filepath.Join(resolve(repo.Dir), ".git", "objects")
+			rel, err := filepath.Rel(objects, filepath.Join(resolve(other), ".git", "objects"))
+			if err != nil {
+				t.Skip(err)
+			}
+			writeFile(t, filepath.Join(objects, "info", "alternates"), "# borrowed\n\n"+rel+"\n")
+			stealHead(t, repo.Dir, other)
+			return repo.Dir, fmt.Sprintf("objects/info/alternates in %s/.git points at %s/.git/objects, outside --dir", resolve(repo.Dir), resolve(other))
+		}, nil},
+		{"objects/info/alternates quoted", func(t *testing.T) (string, string) {
+			other, repo := secretRepo(t), testrepo.New(t)
+			quoted := strings.ReplaceAll(other, "/", `\057`) // C-quoted, octal
+			writeFile(t, filepath.Join(repo.Dir, ".git", "objects", "info", "alternates"), `"`+quoted+`/.git/objects"`+"\n")
+			stealHead(t, repo.Dir, other)
+			return repo.Dir, fmt.Sprintf("objects/info/alternates in %s/.git points at %s/.git/objects, outside --dir", resolve(repo.Dir), resolve(other))
+		}, nil},
+		{"the alternates of objects/info/alternates", func(t *testing.T) (string, string) {
+			// A repository inside --dir whose objects the repository
+			// borrows, and which borrows those of one outside.
+			other, repo := secretRepo(t), testrepo.New(t)
+			inner := filepath.Join(repo.Dir, ".git", "cache.git")
+			if out, err := runPlain(repo.Dir, "git", "init", "-q", "--bare", inner); err != nil {
+				t.Fatal(out, err)
+			}
+			writeFile(t, filepath.Join(inner, "objects", "info", "alternates"), other+"/.git/objects\n")
+			writeFile(t, filepath.Join(repo.Dir, ".git", "objects", "info", "alternates"), "../cache.git/objects\n")
+			stealHead(t, repo.Dir, other)
+			return repo.Dir, fmt.Sprintf("objects/info/alternates in %s points at %s/.git/objects, outside --dir", resolve(inner), resolve(other))
+		}, nil},
+		{"a .git/objects link to another repository's", func(t *testing.T) (string, string) {
+			other, repo := secretRepo(t), testrepo.New(t)
+			objects := filepath.Join(repo.Dir, ".git", "objects")
+			if err := os.RemoveAll(objects); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(other, ".git", "objects"), objects); err != nil {
+				t.Skip("no symbolic links here:", err)
+			}
+			stealHead(t, repo.Dir, other)
+			return repo.Dir, fmt.Sprintf("the objects link at %s/.git/objects points at %s/.git/objects, outside --dir", resolve(repo.Dir), resolve(other))
+		}, nil},
 		{"a directory below the top of a work tree", func(t *testing.T) (string, string) {
 			dir := secretRepo(t)
 			writeFile(t, filepath.Join(dir, "below", "b.txt"), "b\n")
@@ -112,6 +186,36 @@ func TestGitProbesStayInsideTheDirectory(t *testing.T) {
 			addSubmodule(t, repo)
 			writeFile(t, filepath.Join(repo.Dir, "sub", "s.txt"), "two\n")
 			return filepath.Join(repo.Dir, "sub"), ""
+		}, nil},
+		{"objects/info/alternates naming objects inside --dir", func(t *testing.T) (string, string) {
+			// What git clone --reference leaves, the reference kept inside
+			// --dir (and out of git status): the repository's own objects
+			// are only those the reference lacks, here none.
+			src := testrepo.New(t)
+			src.Commit("Add a.txt", "a.txt", "one\n")
+			dir := t.TempDir()
+			for _, argv := range [][]string{
+				{"git", "clone", "-q", src.Dir, dir},
+				{"git", "clone", "-q", "--bare", src.Dir, filepath.Join(dir, ".cache", "mirror.git")},
+			} {
+				if out, err := runPlain(dir, argv...); err != nil {
+					t.Fatal(argv, out, err)
+				}
+			}
+			writeFile(t, filepath.Join(dir, ".git", "info", "exclude"), ".cache/\n")
+			writeFile(t, filepath.Join(dir, ".git", "objects", "info", "alternates"), "../../.cache/mirror.git/objects\n")
+			if out, err := runPlain(dir, "git", "repack", "-q", "-a", "-d", "-l"); err != nil {
+				t.Fatal(out, err)
+			}
+			writeFile(t, filepath.Join(dir, "a.txt"), "two\n")
+			return dir, ""
+		}, nil},
+		{"a .git/modules link to /", func(t *testing.T) (string, string) {
+			dir := gitRepo(t)
+			if err := os.Symlink("/", filepath.Join(dir, ".git", "modules")); err != nil {
+				t.Skip("no symbolic links here:", err)
+			}
+			return dir, ""
 		}, nil},
 		{"a directory reached through a link", func(t *testing.T) (string, string) {
 			link := filepath.Join(t.TempDir(), "link")
