@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -10,36 +12,95 @@ import (
 // Lint checks the variant statically, before any input: every field its
 // templates read, in every branch, against the schema; include and
 // template names; the schema's own defaults, examples and descriptions.
-// Examples are rendered by render test, not here.
+// It warns of what is there for nothing: a property of the schema that no
+// template reads (nor the manifest), a partial no template includes, a
+// code fence a section opens and never closes. Examples are rendered by
+// render test, not here.
 func (v *Variant) Lint() []lint.Finding {
-	extra := slices.Sorted(func(yield func(string) bool) {
-		for name := range v.manifest.IDs {
-			if !yield(name) {
-				return
-			}
-		}
-	})
+	extra := slices.Sorted(maps.Keys(v.manifest.IDs))
 	if len(v.manifest.Budget) > 0 {
 		extra = append(extra, "budget")
 	}
+	rootData := func(name string) bool {
+		if strings.HasPrefix(name, "prompt.yaml ") || slices.Contains(v.choiceFiles, name) {
+			return true
+		}
+		return slices.Contains(v.manifest.Sections, strings.TrimSuffix(name, ".md.tmpl")) && strings.HasSuffix(name, ".md.tmpl")
+	}
+	props := v.schema.Declared()
+	for i := range props {
+		props[i].Position = v.lib.labelOnce(props[i].Position)
+	}
 	out := lint.Check(lint.Templates{
-		Set:   v.tmpl,
-		Dir:   v.dir,
-		Root:  v.schema.Root(),
-		Extra: extra,
-		RootData: func(name string) bool {
-			if strings.HasPrefix(name, "prompt.yaml ") || slices.Contains(v.choiceFiles, name) {
-				return true
-			}
-			return slices.Contains(v.manifest.Sections, strings.TrimSuffix(name, ".md.tmpl")) && strings.HasSuffix(name, ".md.tmpl")
-		},
+		Set:        v.tmpl,
+		Dir:        v.dir,
+		Root:       v.schema.Root(),
+		Extra:      extra,
+		RootData:   rootData,
+		Section:    func(name string) bool { return rootData(name) && strings.HasSuffix(name, ".md.tmpl") },
+		Variant:    v.name,
+		Properties: props,
+		Used:       v.manifestReads(),
 	})
 	for _, p := range v.schema.Lint() {
 		sev := lint.Error
 		if p.Warning {
 			sev = lint.Warning
 		}
-		out = append(out, lint.Finding{Position: v.lib.label(p.Position), Severity: sev, Message: p.Message})
+		out = append(out, lint.Finding{Position: v.lib.labelOnce(p.Position), Severity: sev, Kind: lint.KindLint, Message: p.Message})
 	}
 	return out
+}
+
+// manifestReads are the input fields the engine reads for the manifest:
+// what ids hash, what rules check, the limit a verbatim field may set, the
+// log's attributes, and the fields of list items a budget sorts or picks
+// by.
+func (v *Variant) manifestReads() []string {
+	m := v.manifest
+	var out []string
+	for _, id := range m.IDs {
+		out = append(out, id.Of...)
+	}
+	for _, vb := range m.Verbatim {
+		out = append(out, vb.Field)
+		if vb.MaxBytesFrom != "" {
+			out = append(out, vb.MaxBytesFrom)
+		}
+	}
+	out = append(out, m.Rules.Unique...)
+	for _, r := range m.Rules.References {
+		out = append(out, r.Field, r.In)
+	}
+	for _, c := range m.Rules.TemplateChoice {
+		out = append(out, c.Field)
+	}
+	for _, r := range m.Rules.SectionRefs {
+		out = append(out, r.Field)
+	}
+	for _, p := range m.Log {
+		out = append(out, p)
+	}
+	for _, u := range m.Budget {
+		if u.List == "" {
+			continue
+		}
+		if u.By != "" {
+			out = append(out, u.List+"/*/"+u.By)
+		}
+		for k := range u.Where {
+			out = append(out, u.List+"/*/"+k)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// labelOnce is label for a position the schema set may have labelled
+// already: its files are named with the library's origin.
+func (lib *Library) labelOnce(p string) string {
+	if o := lib.opts.origin; o != "" && (p == o || strings.HasPrefix(p, filepath.Clean(o)+string(filepath.Separator)) || strings.HasPrefix(p, o+"/")) {
+		return p
+	}
+	return lib.label(p)
 }

@@ -15,6 +15,7 @@ type renderOptions struct {
 	maxTokens int
 	counter   TokenCounter // what FitTokens counts with
 	count     TokenCounter // what CountTokens counts with
+	cover     *Coverage    // where Cover records the branches taken
 }
 
 func renderOptionsOf(opts []RenderOption) renderOptions {
@@ -41,8 +42,12 @@ func CountTokens(tc TokenCounter) RenderOption {
 	return func(o *renderOptions) { o.count = tc }
 }
 
-// sameCounter reports whether a and b are the same counter, where a
-// counter can be compared at all.
+// sameCounter reports whether a and b are the same counter: the same
+// pointer, which is what package tokens gives. Other counters are taken
+// to differ (comparing them could panic).
 func sameCounter(a, b TokenCounter) bool {
-	return a != nil && b != nil && reflect.TypeOf(a) == reflect.TypeOf(b) && reflect.TypeOf(a).Comparable() && a == b
+	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) || reflect.TypeOf(a).Kind() != reflect.Pointer {
+		return false
+	}
+	return a == b
 }

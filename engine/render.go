@@ -109,11 +109,11 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	if err := ctx.Err(); err != nil {
 		return nil, v.stopped(err)
 	}
-	set, err := v.acquire(ctx)
+	set, err := v.acquireFor(ctx, ro)
 	if err != nil {
 		return nil, err
 	}
-	defer v.release(set)
+	defer v.releaseFor(set, ro)
 	doc, err := input.Decoder{Order: &set.order, MaxBytes: limits.InputBytes, MaxDepth: limits.Depth}.DecodeContext(ctx, in)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
@@ -239,7 +239,9 @@ func (v *Variant) check(set *execSet, res *Result, data map[string]any) error {
 			}
 			return ""
 		},
-		When: func(kind string, i int, _ manifest.TextRule) (bool, error) { return v.condition(set, kind, i, data) },
+		When:      func(kind string, i int, _ manifest.TextRule) (bool, error) { return v.condition(set, kind, i, data) },
+		Declared:  func(key string, i int) int { return manifestLine(v.raw, "checks", key, i) },
+		WrittenAt: func(at int) string { return v.writtenAt(res, at) },
 	}, v.manifest)
 	if err != nil {
 		return err

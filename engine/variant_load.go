@@ -53,7 +53,7 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*V
 	}
 	v.schema = c.sc
 	if terr != nil {
-		return nil, terr
+		return nil, v.schemaHints(terr)
 	}
 	if err := v.readExamples(fsys, dir); err != nil {
 		return nil, err
@@ -98,13 +98,7 @@ func (v *Variant) parseTemplates(fsys fs.FS, dir string) ([]string, map[string]s
 		}
 		sources[f] = string(src)
 		if _, err := t.New(f).Parse(string(src)); err != nil {
-			if word, line, col, ok := unclosed(string(src)); ok && strings.Contains(err.Error(), "unexpected EOF") {
-				pos := fmt.Sprintf("%s/%s:%d:%d", v.dir, f, line, col)
-				return nil, nil, (&Error{Kind: KindTemplate, Position: pos, Err: err,
-					Reason: fmt.Sprintf("{{%s}} opened at %s is never closed", word, pos)}).
-					Hint("add {{ end }} where the %s block should end", word)
-			}
-			return nil, nil, v.templateError(err)
+			return nil, nil, v.parseError(f, string(src), err)
 		}
 	}
 	conds := [][]manifest.TextRule{v.manifest.Checks.Forbid, v.manifest.Checks.Require}
@@ -114,7 +108,7 @@ func (v *Variant) parseTemplates(fsys fs.FS, dir string) ([]string, map[string]s
 				continue
 			}
 			if _, err := t.New(conditionName(kind, i)).Parse(r.When); err != nil {
-				return nil, nil, v.templateError(err)
+				return nil, nil, v.parseError(conditionName(kind, i), r.When, err)
 			}
 		}
 	}

@@ -33,6 +33,15 @@ const (
 // Langs lists the languages Generate writes.
 func Langs() []Lang { return []Lang{TypeScript, Python} }
 
+// FileExt is the extension of a file of types in l: ".ts" or ".py". The
+// golden files of a library's types are <variant><ext>.
+func (l Lang) FileExt() string {
+	if l == Python {
+		return ".py"
+	}
+	return ".ts"
+}
+
 // Generate returns the types of a variant's input schema in lang: one named
 // type per object of the schema, the root named after the variant
 // (RootName). The output depends on nothing but its arguments, and names are

@@ -1,52 +1,9 @@
 package typegen
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
-
-// TestEdgeSchema: the edge schema's example is valid, so its types must
-// accept it (TestTypeScriptTypes, TestPythonTypes); its types are golden
-// files beside it.
-func TestEdgeSchema(t *testing.T) {
-	schema, err := os.ReadFile(filepath.Join("testdata", "edge.schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.Draft = jsonschema.Draft2020
-	if err := c.AddResource("edge.schema.json", strings.NewReader(string(schema))); err != nil {
-		t.Fatal(err)
-	}
-	sch, err := c.Compile("edge.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := os.ReadFile(filepath.Join("testdata", "edge.example.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v any
-	if err := json.Unmarshal(ex, &v); err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(v); err != nil {
-		t.Fatalf("testdata/edge.example.json does not match its schema: %v", err)
-	}
-	for _, lang := range Langs() {
-		src, err := Generate(lang, "edge", schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		goldentest.Check(t, filepath.Join("testdata", "edge"+langExt(lang)), src)
-	}
-}
 
 func TestTypeName(t *testing.T) {
 	for in, want := range map[string]string{

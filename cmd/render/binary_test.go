@@ -40,6 +40,17 @@ func renderBinary(t *testing.T) string {
 	return binary.path
 }
 
+// renderCommand is the built render run with args in a folder of no
+// library working copy (the binary's own), so that it uses the embedded
+// library, as the package's tests run in process do (workingcopy_test.go):
+// from cmd/render it would find the repository's working copy.
+func renderCommand(t *testing.T, ctx context.Context, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, renderBinary(t), args...)
+	cmd.Dir = binary.dir
+	return cmd
+}
+
 // served is a render serve a test started, and the lines of its stderr.
 type served struct {
 	cmd   *exec.Cmd
@@ -55,10 +66,9 @@ func startServe(t *testing.T, args ...string) *served {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGTERM on Windows")
 	}
-	bin := renderBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	cmd := exec.CommandContext(ctx, bin, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd := renderCommand(t, ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

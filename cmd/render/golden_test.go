@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,7 +11,9 @@ import (
 
 // TestRenderTest is the author's loop on a copy of the library: render test
 // passes, fails with a diff after a template edit, and passes again after
-// --update, which says what it changed.
+// --update, which says what it changed; the same for the types generated
+// from a schema after a schema edit. The edits add text, so that they hold
+// whatever the templates and schemas say.
 func TestRenderTest(t *testing.T) {
 	dir := copyLibrary(t)
 	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("../../testdata")); err != nil {
@@ -18,42 +22,68 @@ func TestRenderTest(t *testing.T) {
 	if r := runCLI(t, "", "test", "delegation", "squad", "--templates", dir); r.code != 0 || !strings.Contains(r.stdout, "0 failed") {
 		t.Fatalf("a clean copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	goldens, _ := filepath.Glob(filepath.Join(dir, "testdata", "golden", "delegation", "*.md"))
 	tmpl := filepath.Join(dir, "templates", "delegation", "overview.md.tmpl")
 	b, _ := os.ReadFile(tmpl)
-	os.WriteFile(tmpl, []byte(strings.Replace(string(b), "You are a subagent.", "You are an edited subagent.", 1)), 0o644)
+	os.WriteFile(tmpl, append(b, "An edited line.\n"...), 0o644)
 	r := runCLI(t, "", "test", "--templates", dir)
-	if r.code != 1 || !strings.Contains(r.stdout, "+You are an edited subagent.") || !strings.Contains(r.stdout, "-You are a subagent.") {
+	if r.code != 1 || !strings.Contains(r.stdout, "+An edited line.") || !strings.Contains(r.stdout, "the rendered prompt differs") {
 		t.Fatalf("after an edit: exit %d\n%s", r.code, r.stdout)
 	}
 	r = runCLI(t, "", "test", "--templates", dir, "--update")
-	if r.code != 0 || !strings.Contains(r.stdout, "updated ") || !strings.Contains(r.stdout, "7 changed") {
-		t.Fatalf("--update: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	if r.code != 0 || !strings.Contains(r.stdout, "updated ") || !strings.Contains(r.stdout, fmt.Sprintf(" %d changed", len(goldens))) {
+		t.Fatalf("--update (%d delegation golden files): exit %d\n%s%s", len(goldens), r.code, r.stdout, r.stderr)
 	}
 	if r := runCLI(t, "", "test", "--templates", dir); r.code != 0 {
 		t.Fatalf("after --update: exit %d\n%s", r.code, r.stdout)
 	}
+
+	// A schema edit changes the types callers get: render test shows it,
+	// --update writes them, and the prompts stay as they are.
+	schema := filepath.Join(dir, "schemas", "delegation.schema.json")
+	replaceInFile(t, schema, `"properties": {`, `"properties": {"edited_note": {"type": "string", "description": "An edited field."}, `)
+	r = runCLI(t, "", "test", "--templates", dir)
+	types := filepath.Join(dir, "testdata", "golden", "types", "delegation")
+	for _, f := range []string{types + ".ts", types + ".py"} {
+		if r.code != 1 || !strings.Contains(r.stdout, "FAIL "+f+": the generated types differ") {
+			t.Errorf("after a schema edit: exit %d, no diff of %s\n%s", r.code, f, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout, "edited_note") || !strings.Contains(r.stdout, " 2 failed") {
+		t.Errorf("after a schema edit: no diff of the types, or more than they failed\n%s", r.stdout)
+	}
+	r = runCLI(t, "", "test", "delegation", "--templates", dir, "--update", "--format", "json")
+	var list []struct{ Variant, Lang, File, Status string }
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || r.code != 0 {
+		t.Fatalf("--update --format json: exit %d, %v\n%s", r.code, err, r.stdout)
+	}
+	updated := 0
+	for _, e := range list {
+		if e.Status == "updated" {
+			updated++
+			if e.Lang == "" || !strings.HasPrefix(e.File, types) {
+				t.Errorf("updated %+v, want only the types", e)
+			}
+		}
+	}
+	if updated != 2 {
+		t.Errorf("%d files updated, want the two of the types: %s", updated, r.stdout)
+	}
+	if r := runCLI(t, "", "test", "--templates", dir); r.code != 0 {
+		t.Fatalf("after --update: exit %d\n%s", r.code, r.stdout)
+	}
+
+	// A types file of no variant is reported, and --update deletes it.
+	stale := filepath.Join(dir, "testdata", "golden", "types", "gone.ts")
+	os.WriteFile(stale, []byte("export {};\n"), 0o644)
+	if r := runCLI(t, "", "test", "--templates", dir); r.code != 1 || !strings.Contains(r.stdout, "FAIL "+stale+": the types of no variant") {
+		t.Errorf("a stale types file: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := runCLI(t, "", "test", "--templates", dir, "--update"); r.code != 0 || !strings.Contains(r.stdout, "removed "+stale) {
+		t.Errorf("--update of a stale types file: exit %d\n%s", r.code, r.stdout)
+	}
 	if r := runCLI(t, "", "test", "nosuch", "--templates", dir); r.code != 2 {
 		t.Errorf("an unknown variant: exit %d", r.code)
-	}
-}
-
-// TestNoteWorkingCopy: rendering from the embedded library in a folder whose
-// templates/ differs from it says so, once, and how to use the copy.
-func TestNoteWorkingCopy(t *testing.T) {
-	dir := copyLibrary(t)
-	t.Chdir(dir)
-	if r := runCLI(t, "", "delegation", "--example", "minimal"); r.code != 0 || r.stderr != "" {
-		t.Fatalf("an unchanged copy: exit %d, stderr %q", r.code, r.stderr)
-	}
-	tmpl := filepath.Join("templates", "delegation", "overview.md.tmpl")
-	b, _ := os.ReadFile(tmpl)
-	os.WriteFile(tmpl, append(b, '\n'), 0o644)
-	r := runCLI(t, "", "delegation", "--example", "minimal")
-	if r.code != 0 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "--templates .") {
-		t.Errorf("a changed copy: exit %d, stderr %q", r.code, r.stderr)
-	}
-	if r := runCLI(t, "", "delegation", "--example", "minimal", "--templates", "."); r.stderr != "" {
-		t.Errorf("with --templates: %q", r.stderr)
 	}
 }
 
@@ -86,13 +116,64 @@ func TestLintAndNew(t *testing.T) {
 		t.Errorf("a wrong-typed default: exit %d\n%s", r.code, r.stdout)
 	}
 	os.WriteFile(schema, s, 0o644)
-	if r := runCLI(t, "", "new", "reviewer", "--templates", dir); r.code != 0 {
+	// The name render new --help shows, unless the library has it already.
+	name := freeVariantName(t, dir, "reviewer")
+	r = runCLI(t, "", "new", name, "--templates", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "render test "+name+" --templates "+dir+" --update") {
 		t.Fatalf("new: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if r := runCLI(t, "", "lint", "reviewer", "--templates", dir); r.code != 0 || !strings.Contains(r.stdout, "no errors (0 warning(s))") {
+	for _, f := range []string{"testdata/golden/" + name + "/basic.md", "testdata/golden/types/" + name + ".ts", "testdata/golden/types/" + name + ".py"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("new wrote no %s: %v", f, err)
+		}
+	}
+	example, _ := os.ReadFile(filepath.Join(dir, "templates", name, "examples", "basic.yaml"))
+	if want := "# yaml-language-server: $schema=../../../schemas/" + name + ".schema.json\n"; !strings.HasPrefix(string(example), want) {
+		t.Errorf("the example does not start with %q:\n%s", want, example)
+	}
+	if r := runCLI(t, "", "lint", name, "--templates", dir); r.code != 0 || !strings.Contains(r.stdout, "no errors (0 warning(s))") {
 		t.Errorf("lint of a new variant: exit %d\n%s", r.code, r.stdout)
 	}
-	if r := runCLI(t, "", "test", "reviewer", "--templates", dir); r.code != 0 {
-		t.Errorf("test of a new variant: exit %d\n%s", r.code, r.stdout)
+	// Every golden file of the library, the new variant's types included.
+	if r := runCLI(t, "", "test", "--templates", dir); r.code != 0 || !strings.Contains(r.stdout, " 0 changed, 0 failed") {
+		t.Errorf("test after new: exit %d\n%s", r.code, r.stdout)
 	}
+	if r := runCLI(t, "", "new", name, "--templates", dir); r.code != 2 || !strings.Contains(r.stderr, "already exists") {
+		t.Errorf("new of a taken name: exit %d\n%s", r.code, r.stderr)
+	}
+
+	// A golden file left of a name refuses it, and new writes nothing.
+	other := freeVariantName(t, dir, name)
+	stale := filepath.Join(dir, "testdata", "golden", "types", other+".py")
+	os.WriteFile(stale, []byte("x\n"), 0o644)
+	if r := runCLI(t, "", "new", other, "--templates", dir); r.code != 2 || !strings.Contains(r.stderr, stale) {
+		t.Errorf("new over a golden file: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "templates", other)); err == nil {
+		t.Errorf("new refused %s but wrote its templates", other)
+	}
+}
+
+// freeVariantName is base, or base-2, base-3...: the first that names no
+// variant, schema or golden file of the library in dir.
+func freeVariantName(t *testing.T, dir, base string) string {
+	t.Helper()
+	for i := 1; i < 100; i++ {
+		name := base
+		if i > 1 {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		taken := false
+		for _, p := range []string{"templates/" + name, "schemas/" + name + ".schema.json", "testdata/golden/" + name,
+			"testdata/golden/types/" + name + ".ts", "testdata/golden/types/" + name + ".py"} {
+			if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+				taken = true
+			}
+		}
+		if !taken {
+			return name
+		}
+	}
+	t.Fatalf("no free variant name like %s in %s", base, dir)
+	return ""
 }

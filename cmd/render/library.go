@@ -7,9 +7,12 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/spf13/cobra"
 )
 
-// library loads --templates DIR when given, else the embedded library.
+// library loads --templates DIR when given (or the working copy found
+// around the current directory, see useWorkingCopy), else the embedded
+// library.
 func (a *app) library() (*engine.Library, error) {
 	var opts []engine.Option
 	if a.limits != engine.DefaultLimits() {
@@ -21,17 +24,10 @@ func (a *app) library() (*engine.Library, error) {
 	if a.templates != "" {
 		return engine.LoadDir(a.templates, opts...)
 	}
-	var lib *engine.Library
-	var err error
 	if len(opts) == 0 {
-		lib, err = promptsmith.Library()
-	} else {
-		lib, err = engine.Load(promptsmith.FS(), opts...)
+		return promptsmith.Library()
 	}
-	if err == nil {
-		a.noteWorkingCopy(lib)
-	}
-	return lib, err
+	return engine.Load(promptsmith.FS(), opts...)
 }
 
 // variant loads the library and returns one of its variants.
@@ -43,27 +39,75 @@ func (a *app) variant(name string) (*engine.Variant, error) {
 	return lib.Variant(name)
 }
 
-// noteWorkingCopy says, in one line on stderr, when the embedded library is
-// used while the current directory holds a templates/ folder that differs
-// from it: an author editing templates would otherwise wonder why nothing
-// changes.
-func (a *app) noteWorkingCopy(lib *engine.Library) {
-	if a.notedWorkingCopy {
+// searchWorkingCopy turns the search of useWorkingCopy on. The package's
+// tests turn it off, so that a command they run in cmd/render (a folder
+// of this repository, a working copy) uses the embedded library unless
+// the test says otherwise.
+var searchWorkingCopy = true
+
+// useWorkingCopy makes a command that loads a library use the working copy
+// the current directory is in when neither --templates nor
+// PROMPTSMITH_TEMPLATES names one: an author who edits templates and runs
+// render in the repository gets what they edited, never the library built
+// into the binary. It says so once, on stderr (but under --format json,
+// whose stderr tools read). The audit commands load no library and search
+// nothing.
+func (a *app) useWorkingCopy(cmd *cobra.Command) {
+	if a.templates != "" || !searchWorkingCopy {
 		return
 	}
-	a.notedWorkingCopy = true
-	if st, err := os.Stat(filepath.Join("templates")); err != nil || !st.IsDir() {
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Name() == "audit" || c.Name() == "help" || c.Name() == "completion" {
+			return
+		}
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
 		return
 	}
-	hash, err := engine.LibraryHash(os.DirFS("."))
-	if err != nil || hash == lib.Provenance().Library {
+	root, ok := findWorkingCopy(cwd)
+	if !ok {
 		return
 	}
-	a.say("note: rendering with the embedded library; ./templates differs from it (add --templates . to use the working copy)")
+	a.templates = "."
+	if rel, err := filepath.Rel(cwd, root); err == nil {
+		a.templates = rel
+	}
+	a.workingCopyFound = true
+	if a.format != "json" { // under --format json, stderr is for tools: errors only
+		a.say("using the working copy at %s (give --templates to choose another)", root)
+	}
+}
+
+// findWorkingCopy returns the nearest of dir and its parents that holds a
+// library working copy: a schemas/ folder and a templates/ folder with at
+// least one variant (templates/<variant>/prompt.yaml).
+func findWorkingCopy(dir string) (string, bool) {
+	for {
+		if isWorkingCopy(dir) {
+			return dir, true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
+}
+
+func isWorkingCopy(dir string) bool {
+	for _, sub := range []string{"templates", "schemas"} {
+		if st, err := os.Stat(filepath.Join(dir, sub)); err != nil || !st.IsDir() {
+			return false
+		}
+	}
+	manifests, _ := filepath.Glob(filepath.Join(dir, "templates", "*", "prompt.yaml"))
+	return len(manifests) > 0
 }
 
 // workingCopy loads the library and names the folder that holds it, where
-// testdata/golden lives: --templates DIR's, else the current directory.
+// testdata/golden lives: --templates DIR's (or the working copy's), else
+// the current directory.
 func (a *app) workingCopy() (*engine.Library, string, error) {
 	lib, err := a.library()
 	if err != nil {

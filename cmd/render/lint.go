@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
@@ -12,8 +11,9 @@ import (
 )
 
 func (a *app) lintCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "lint [variant...]",
+	var cover bool
+	cmd := &cobra.Command{
+		Use:   "lint [variant...] [--cover]",
 		Short: "Check the library before any input is rendered: fields, templates, manifests, schemas, examples",
 		Long: `lint checks the variants named (all when none is) without an input of yours:
 
@@ -21,15 +21,32 @@ func (a *app) lintCommand() *cobra.Command {
     defines (with the closest name when it is not), and an optional field is
     read behind hasKey or get;
   - include and template names, sections and template files, the manifest;
+    every variant that does not load, each with its error;
   - the schema: every default and example is valid where it stands, every
     property has a description;
-  - every example validates, renders, passes its checks and matches its
-    golden file (render test --update accepts changed ones).
+  - what is there for nothing (warnings): a property of the schema that no
+    template reads, nor the manifest; a partial (_name.tmpl) that nothing
+    includes; a code fence (` + "```" + `) a section opens and never closes;
+  - every example validates, renders and passes its checks.
 
-Each finding is one line, file:line:col: error|warning: message, like go vet;
---format json gives the same as a list. lint exits 1 on any error.`,
+Each finding is one line, file:line:col: error|warning: message, like go vet,
+once per place: a problem many examples hit is one line that counts them.
+Golden files that differ from what their examples render, are missing or
+belong to no example follow in a section of their own: they are not lint
+errors (render test fails on them, render test --update accepts them).
+--cover adds a warning for each branch of a template (if, else, with,
+range) that no example takes, as render test --cover lists them.
+
+--format json gives the same as one list: each finding with its position,
+severity, kind (lint, golden or coverage), message and, for a problem
+examples hit, count and examples.
+
+lint exits 1 when the library has an error (a finding of kind lint and
+severity error), else 0: warnings, golden files and coverage do not change
+its exit status.`,
 		Example: `  render lint
-  render lint delegation --templates .`,
+  render lint delegation --templates .
+  render lint --cover --templates .`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			lib, root, err := a.workingCopy()
 			if err != nil {
@@ -39,9 +56,18 @@ Each finding is one line, file:line:col: error|warning: message, like go vet;
 			if err != nil {
 				return err
 			}
+			if cover {
+				covs, err := librarylint.Coverage(a.ctx, lib, args)
+				if err != nil {
+					return err
+				}
+				findings = append(findings, librarylint.CoverageFindings(covs)...)
+			}
 			return a.reportLint(findings)
 		},
 	}
+	cmd.Flags().BoolVar(&cover, "cover", false, "warn of each branch of the templates (if, else, with, range) that no example takes")
+	return cmd
 }
 
 // lintLibrary gathers the findings of the named variants (all when none is).
@@ -49,9 +75,31 @@ func lintLibrary(a *app, lib *engine.Library, root string, names []string) ([]li
 	return librarylint.Findings(a.ctx, lib, librarylint.GoldenDir(root), names)
 }
 
+// reportLint prints the findings: the library's (errors and warnings),
+// then the branches no example takes, then the golden files, each in its
+// own section, and a summary line. It sets exit status 1 on an error of
+// the library.
 func (a *app) reportLint(findings []lint.Finding) error {
-	errorsFound := slices.ContainsFunc(findings, func(f lint.Finding) bool { return f.Severity == lint.Error })
-	if errorsFound {
+	findings = librarylint.Merge(findings)
+	var problems, coverage, goldens []lint.Finding
+	errs, warnings := 0, 0
+	for _, f := range findings {
+		switch f.Kind {
+		case lint.KindGolden:
+			goldens = append(goldens, f)
+			continue
+		case lint.KindCoverage:
+			coverage = append(coverage, f)
+		default:
+			problems = append(problems, f)
+		}
+		if f.Severity == lint.Error {
+			errs++
+		} else {
+			warnings++
+		}
+	}
+	if errs > 0 {
 		a.exit = 1
 	}
 	if a.format == "json" {
@@ -61,12 +109,32 @@ func (a *app) reportLint(findings []lint.Finding) error {
 		return a.writeOutput("", jsonBytes(findings))
 	}
 	var b strings.Builder
-	for _, f := range findings {
+	for _, f := range problems {
 		b.WriteString(f.String())
 		b.WriteByte('\n')
 	}
-	if !errorsFound {
-		fmt.Fprintf(&b, "lint: no errors (%d warning(s))\n", len(findings))
+	if len(coverage) > 0 {
+		fmt.Fprintf(&b, "\nbranches no example takes (add an example that takes each; render test --cover):\n")
+		for _, f := range coverage {
+			b.WriteString(f.String())
+			b.WriteByte('\n')
+		}
 	}
+	if len(goldens) > 0 {
+		fmt.Fprintf(&b, "\ngolden files (not lint errors: render test shows the diffs and fails on them, render test --update accepts them):\n")
+		for _, f := range goldens {
+			b.WriteString(f.String())
+			b.WriteByte('\n')
+		}
+	}
+	if errs == 0 {
+		fmt.Fprintf(&b, "lint: no errors (%d warning(s))", warnings)
+	} else {
+		fmt.Fprintf(&b, "lint: %d error(s) (%d warning(s))", errs, warnings)
+	}
+	if len(goldens) > 0 {
+		fmt.Fprintf(&b, "; %d golden file(s) out of date: run render test", len(goldens))
+	}
+	b.WriteByte('\n')
 	return a.writeOutput("", []byte(b.String()))
 }

@@ -61,8 +61,9 @@ type app struct {
 	limits         engine.Limits
 	maxTokens      int
 	exit           int
-	// notedWorkingCopy: the note about ./templates was considered already.
-	notedWorkingCopy bool
+	// workingCopyFound: templates is the working copy the current
+	// directory is in, not a folder --templates named.
+	workingCopyFound bool
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -72,8 +73,10 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "Render a system prompt from the promptsmith template library",
 		Long: `render turns a JSON or YAML input into the system prompt of a variant.
 
-The template library is embedded; --templates DIR (or PROMPTSMITH_TEMPLATES)
-points at a working copy holding templates/ and schemas/ instead.
+The library is the working copy the current directory is in (the nearest
+folder up from it holding templates/ and schemas/), and render says so on
+stderr; --templates DIR (or PROMPTSMITH_TEMPLATES) names another working copy.
+Outside a working copy, render uses the library built into the binary.
 
 Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 		Example: `  render list
@@ -88,7 +91,7 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 		},
 	}
 	root.PersistentFlags().StringVar(&a.templates, "templates", os.Getenv("PROMPTSMITH_TEMPLATES"),
-		"library folder holding templates/ and schemas/ (default: the embedded library)")
+		"library folder holding templates/ and schemas/ (default: the working copy the current directory is in, else the embedded library)")
 	root.PersistentFlags().StringVar(&a.format, "format", "text", "output format: text or json")
 	root.PersistentFlags().BoolVar(&a.log, "log", false, "write JSON logs (log/slog) of each render to stderr")
 	root.PersistentFlags().StringVar(&a.audit, "audit", os.Getenv("PROMPTSMITH_AUDIT"),
@@ -106,10 +109,11 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 	root.PersistentFlags().DurationVar(&a.limits.Timeout, "timeout", limits.Timeout, "longest a render may take")
 	opts.register(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%s", err.Error()) })
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if a.format != "text" && a.format != "json" {
 			return usageError("--format must be text or json, not %q", a.format)
 		}
+		a.useWorkingCopy(cmd)
 		return nil
 	}
 	root.AddCommand(a.listCommand(), a.checkCommand(), a.extractCommand(), a.examplesCommand(), a.schemaCommand(),

@@ -3,13 +3,17 @@ package main
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/golden"
+	"github.com/promptsmith/promptsmith/typegen"
 	"github.com/spf13/cobra"
 )
 
@@ -20,9 +24,11 @@ func (a *app) newCommand() *cobra.Command {
 		Use:   "new <variant>",
 		Short: "Write a working skeleton of a new variant into the working copy",
 		Long: `new writes a variant that works at once into the working copy (--templates DIR,
-else the current directory): a manifest, an input schema with a description on
-every field, two sections, one example and its golden file. render lint and
-render test pass on it as it is; then make it yours, one file at a time.`,
+else the working copy the current directory is in, else the current
+directory): a manifest, an input schema with a description on every field,
+two sections, one example, the example's golden file and the golden files of
+the variant's types. render lint, render test and go test ./... pass on it as
+it is; then make it yours, one file at a time.`,
 		Example: `  render new reviewer
   render new reviewer --templates ~/prompts`,
 		Args: cobra.ExactArgs(1),
@@ -62,7 +68,8 @@ Constraints:
 {{ range . }}- {{ . }}
 {{ end }}{{ end -}}
 `,
-		"templates/" + name + "/examples/basic.yaml": `# The smallest input that renders: an agent and its task.
+		"templates/" + name + "/examples/basic.yaml": `# yaml-language-server: $schema=../../../schemas/` + name + `.schema.json
+# The smallest input that renders: an agent and its task.
 agent: {name: Ada, role: a careful reviewer}
 task:
   summary: Review the open pull requests and report what blocks each one.
@@ -94,6 +101,13 @@ task:
 }
 `,
 	}
+	goldenDir := filepath.Join(root, "testdata", "golden")
+	// What render test --update writes for the variant: the example's
+	// prompt and the types of its input.
+	goldens := []string{filepath.Join(goldenDir, name, "basic.md")}
+	for _, lang := range typegen.Langs() {
+		goldens = append(goldens, filepath.Join(goldenDir, golden.TypesDir, name+lang.FileExt()))
+	}
 	var written []string
 	undo := func() {
 		for _, f := range written {
@@ -101,10 +115,15 @@ task:
 		}
 		os.Remove(filepath.Join(root, "templates", name, "examples"))
 		os.Remove(filepath.Join(root, "templates", name))
+		os.Remove(filepath.Join(goldenDir, name))
 	}
-	for rel := range files {
-		if _, err := os.Stat(filepath.Join(root, rel)); err == nil {
-			return &engine.Error{Kind: engine.KindUsage, Path: filepath.Join(root, rel), Reason: "already exists: new writes a variant that is not there yet",
+	existing := slices.Sorted(maps.Keys(files))
+	for i := range existing {
+		existing[i] = filepath.Join(root, existing[i])
+	}
+	for _, path := range append(existing, goldens...) {
+		if _, err := os.Lstat(path); err == nil {
+			return &engine.Error{Kind: engine.KindUsage, Path: path, Reason: "already exists: new writes a variant that is not there yet",
 				Hints: []string{"choose another name, or edit the existing variant"}}
 		}
 	}
@@ -126,18 +145,23 @@ task:
 		}
 		written = append(written, path)
 	}
-	// The golden file is the skeleton's own rendering: render test passes at once.
+	// The golden files are the skeleton's own: render test and go test pass
+	// at once.
 	lib, err := engine.LoadDir(root)
 	if err == nil {
-		var v *engine.Variant
-		if v, err = lib.Variant(name); err == nil {
-			in, _ := v.Example("basic")
-			var res *engine.Result
-			if res, err = v.Render(a.ctx, in); err == nil {
-				golden := filepath.Join(root, "testdata", "golden", name, "basic.md")
-				if err = os.MkdirAll(filepath.Dir(golden), 0o755); err == nil {
-					err = os.WriteFile(golden, []byte(res.Text), 0o644)
-					written = append(written, golden)
+		_, err = lib.Variant(name)
+	}
+	if err == nil {
+		var outcomes []golden.Outcome
+		outcomes, err = golden.All(a.ctx, lib, goldenDir, []string{name}, true)
+		for _, o := range outcomes {
+			if o.Status == golden.Updated {
+				written = append(written, o.File)
+			}
+			if !o.OK() && err == nil {
+				err = o.Err
+				if err == nil {
+					err = fmt.Errorf("%s", o.String())
 				}
 			}
 		}
@@ -147,18 +171,23 @@ task:
 		return err
 	}
 	dir := filepath.Join(root, "templates", name)
+	flag := ""
+	if !a.workingCopyFound && root != "." {
+		flag = " --templates " + root
+	}
 	a.say("wrote variant %s in %s:", name, dir)
 	fmt.Fprintf(a.stdout, `  %[1]s/prompt.yaml             the manifest: sections, checks
   %[1]s/intro.md.tmpl, task.md.tmpl   one template per section
   %[1]s/examples/basic.yaml     an example input
   %[2]s   the input's schema
   %[3]s   the example's golden file
+  %[4]s   the golden files of the input's types
 
 Next:
   1. describe the input in the schema; give every field a description
   2. write the sections; add an example for each branch of your templates
-  3. render lint %[4]s --templates %[5]s
-  4. render test %[4]s --templates %[5]s --update, read the golden files, commit
-`, dir, filepath.Join(root, "schemas", name+".schema.json"), filepath.Join(root, "testdata", "golden", name, "basic.md"), name, root)
+  3. render lint %[5]s%[6]s
+  4. render test %[5]s%[6]s --update, read the golden files, commit
+`, dir, filepath.Join(root, "schemas", name+".schema.json"), goldens[0], strings.Join(goldens[1:], ", "), name, flag)
 	return nil
 }

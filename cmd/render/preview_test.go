@@ -190,6 +190,7 @@ type view struct {
 	Example  string
 	Prompt   string // the prompt shown as current
 	Problem  string // the error shown in its place
+	Stale    string // the banner saying the server answers with a last good version
 	Checks   string
 	Outline  string
 	Lint     string
@@ -202,6 +203,7 @@ const viewJS = `(() => {
   return { rendered: document.body.dataset.rendered, variant: document.getElementById("variant").value,
     example: document.getElementById("example").value, prompt: document.getElementById("prompt").textContent,
     problem: document.getElementById("problem").style.display === "none" ? "" : t("problem"),
+    stale: document.getElementById("stale-banner").hidden ? "" : t("stale-banner"),
     checks: t("checks"), outline: t("outline"), lint: t("lint"), live: t("live"), url: location.search };
 })()`
 
@@ -324,14 +326,26 @@ func TestPreviewFollowsEdits(t *testing.T) {
 	if !strings.Contains(v.Lint, "overview.md.tmpl:1:1") {
 		t.Errorf("lint does not report the broken template: %q", v.Lint)
 	}
+	if strings.Contains(v.Lint+v.Problem, dir) {
+		t.Errorf("the page names the server's disk:\n%s\n%s", v.Problem, v.Lint)
+	}
+	// The server answers with the last good version, and the page says so
+	// in a banner: which library, and the file:line that does not load.
+	v = b.waitView("the banner of the last good version", func(v view) bool { return v.Stale != "" })
+	for _, want := range []string{"Last good version", "delegation with its last good version (library ", "templates/delegation/overview.md.tmpl:1:1 does not load",
+		"folded away"} {
+		if !strings.Contains(strings.Join(strings.Fields(v.Stale), " "), want) {
+			t.Errorf("the banner lacks %q:\n%s", want, v.Stale)
+		}
+	}
 	b.screenshot("preview-error")
 
 	if err := os.WriteFile(overview, good, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	v = b.waitView("the fixed prompt", func(v view) bool { return v.Rendered == "ok" && strings.Contains(v.Prompt, "You are a subagent.") })
-	if v.Problem != "" {
-		t.Errorf("the error stays after the fix: %s", v.Problem)
+	if v.Problem != "" || v.Stale != "" {
+		t.Errorf("the error or the banner stays after the fix: %s %s", v.Problem, v.Stale)
 	}
 	if strings.Contains(stderr.String(), "panic") {
 		t.Errorf("render serve: %s", stderr)

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -76,12 +77,11 @@ func TestSignalMidWriteLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the command and writes 8 MB outputs")
 	}
-	bin := renderBinary(t)
 	input, flags := bigDelegation(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.md")
 	args := append([]string{"delegation", "-i", input, "-o", out}, flags...)
-	full, err := exec.Command(bin, args...).CombinedOutput()
+	full, err := renderCommand(t, context.Background(), args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("a plain render: %v %s", err, full)
 	}
@@ -93,7 +93,7 @@ func TestSignalMidWriteLeavesNothing(t *testing.T) {
 			if err := os.WriteFile(out, []byte("old\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(bin, args...)
+			cmd := renderCommand(t, context.Background(), args...)
 			stderr, exited := startCommand(t, cmd)
 			// Wait for the temporary file to appear, then signal at once.
 			var werr error
@@ -131,7 +131,7 @@ func TestSignalMidWriteLeavesNothing(t *testing.T) {
 			if sig == syscall.SIGKILL {
 				// What the kill left is removed by the next render to the file.
 				t.Logf("SIGKILL left %d temporary file(s)", len(temporaryFiles(t, dir)))
-				if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+				if out, err := renderCommand(t, context.Background(), args...).CombinedOutput(); err != nil {
 					t.Fatalf("the render after a kill: %v %s", err, out)
 				}
 			}

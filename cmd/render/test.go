@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -11,23 +12,37 @@ import (
 )
 
 func (a *app) testCommand() *cobra.Command {
-	var update bool
+	var update, cover bool
 	cmd := &cobra.Command{
 		Use:   "test [variant...] [--update]",
-		Short: "Render every example and compare it with its golden file (testdata/golden/<variant>/<example>.md)",
+		Short: "Compare every example's prompt and every variant's types with their golden files under testdata/golden/",
 		Long: `test renders every example of the variants named (all when none is), and the
 examples a manifest's budget_examples fit to a number of tokens, and compares
-each prompt with its golden file under testdata/golden/ beside templates/ (the
-folder of --templates DIR, else the current directory). A prompt that differs
-is shown as a unified diff; test exits 1 when any differs, is missing, fails
-to render, or when a golden file has no example.
+each prompt with its golden file under testdata/golden/<variant>/ beside
+templates/; it generates the TypeScript and Python types of each variant's
+input (what render schema --lang prints) and compares them with
+testdata/golden/types/<variant>.ts and .py. These are all the files go test
+compares with what the library derives. The library is the working copy the
+current directory is in, or --templates DIR.
+
+A file that differs is shown as a unified diff; test exits 1 when any
+differs, is missing, fails to render, or when a golden file has no example
+or variant.
 
 --update writes the golden files that differ or are missing, deletes those no
-example produces, and says which changed: review them, then commit.`,
+example or variant produces, and says which changed: review them, then
+commit. It writes only into a working copy, never from the embedded library.`,
 		Example: `  render test
-  render test space swarm --templates .
-  render test --update`,
+  render test space swarm
+  render test --update
+  render test --templates ~/prompts`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if update && a.templates == "" {
+				cwd, _ := os.Getwd()
+				return &engine.Error{Kind: engine.KindUsage, Flag: "--update", Path: cwd,
+					Reason: "no library working copy in this folder or above it (a folder holding templates/ and schemas/); --update writes golden files from a working copy only, never from the library built into render",
+					Hints:  []string{"cd into your working copy (the folder holding templates/, schemas/ and testdata/golden/), or give --templates DIR"}}
+			}
 			lib, root, err := a.workingCopy()
 			if err != nil {
 				return err
@@ -37,14 +52,18 @@ example produces, and says which changed: review them, then commit.`,
 					return err
 				}
 			}
-			outcomes, err := golden.Examples(a.ctx, lib, filepath.Join(root, "testdata", "golden"), args, update)
+			outcomes, err := golden.All(a.ctx, lib, filepath.Join(root, "testdata", "golden"), args, update)
 			if err != nil {
 				return err
+			}
+			if cover {
+				return a.reportTestsCovered(lib, args, outcomes)
 			}
 			return a.reportTests(outcomes)
 		},
 	}
-	cmd.Flags().BoolVar(&update, "update", false, "rewrite the golden files that differ, write missing ones, delete stale ones")
+	cmd.Flags().BoolVar(&cover, "cover", false, "also report the branches of the templates (if, else, with, range) that no example takes, per variant and in total")
+	cmd.Flags().BoolVar(&update, "update", false, "rewrite the golden files that differ, write missing ones, delete stale ones (in a working copy only)")
 	return cmd
 }
 
@@ -53,6 +72,7 @@ func (a *app) reportTests(outcomes []golden.Outcome) error {
 	type entry struct {
 		Variant string `json:"variant"`
 		Example string `json:"example,omitempty"`
+		Lang    string `json:"lang,omitempty"`
 		File    string `json:"file"`
 		Status  string `json:"status"`
 		Diff    string `json:"diff,omitempty"`
@@ -67,7 +87,7 @@ func (a *app) reportTests(outcomes []golden.Outcome) error {
 		if o.Status == golden.Updated || o.Status == golden.Removed {
 			changed++
 		}
-		e := entry{Variant: o.Variant, Example: o.Example, File: o.File, Status: string(o.Status), Diff: o.Diff}
+		e := entry{Variant: o.Variant, Example: o.Example, Lang: o.Lang, File: o.File, Status: string(o.Status), Diff: o.Diff}
 		if o.Err != nil {
 			e.Error = o.Err.Error()
 		}

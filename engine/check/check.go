@@ -8,6 +8,7 @@ package check
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/manifest"
@@ -36,6 +37,14 @@ type Prompt struct {
 	SectionAt func(offset int) string
 	// When evaluates the when: condition of a forbid or require rule.
 	When func(kind string, i int, rule manifest.TextRule) (bool, error)
+	// Declared, when set, gives the line of the manifest that declares an
+	// entry of its checks, Declared("headings", 2) for checks.headings[2],
+	// or 0; a failure is placed there.
+	Declared func(key string, i int) int
+	// WrittenAt, when set, names the place in a template whose text wrote
+	// the prompt's line at an offset ("instructions.md.tmpl:1:1"), or ""
+	// when no template holds that line as text.
+	WrittenAt func(offset int) string
 }
 
 // Report is what the checks found.
@@ -43,6 +52,22 @@ type Report struct {
 	Regions []verbatim.Region
 	Outline []outline.Heading
 	Results []Result
+	// notes say more of a failed result, by its index: the manifest line
+	// that declares the check, and what to do.
+	notes map[int]note
+}
+
+type note struct {
+	line  int
+	hints []string
+}
+
+// note adds to the last result the line that declares its check and hints.
+func (r *Report) note(line int, hints ...string) {
+	if r.notes == nil {
+		r.notes = map[int]note{}
+	}
+	r.notes[len(r.Results)-1] = note{line: line, hints: hints}
 }
 
 // OK reports whether every check passed.
@@ -128,23 +153,43 @@ func Run(p Prompt, m *manifest.Manifest) (*Report, error) {
 }
 
 // Failure is the error for a report with failed checks, or nil; position
-// names the manifest that declares them.
+// names the manifest that declares them, and gets the line of the first
+// failed check whose line Prompt.Declared told.
 func (r *Report) Failure(variant, position string) *problem.Error {
-	var failed []string
-	for _, c := range r.Results {
-		if !c.OK {
-			failed = append(failed, c.Check+": "+c.Message)
+	var failed, hints []string
+	line := 0
+	for i, c := range r.Results {
+		if c.OK {
+			continue
 		}
+		failed = append(failed, c.Check+": "+c.Message)
+		n := r.notes[i]
+		if line == 0 {
+			line = n.line
+		}
+		hints = append(hints, n.hints...)
 	}
 	if len(failed) == 0 {
 		return nil
 	}
+	if line > 0 {
+		position += ":" + strconv.Itoa(line)
+	}
+	if len(hints) == 0 {
+		hints = []string{"the rendered prompt breaks a rule of the manifest's checks: fix the template or the input that produced it"}
+	}
 	return &problem.Error{Kind: problem.KindCheck, Variant: variant, Position: position,
 		Reason: fmt.Sprintf("%d check(s) failed: %s", len(failed), strings.Join(failed, "; ")),
-		Hints:  []string{"the rendered prompt breaks a rule of the manifest's checks: fix the template or the input that produced it"}}
+		Hints:  hints}
 }
 
 func headings(rep *Report, want []string, p Prompt, add func(string, bool, string, ...any)) {
+	declared := func(i int) int {
+		if p.Declared == nil {
+			return 0
+		}
+		return p.Declared("headings", i)
+	}
 	lines := make([]int, len(want)) // where each required heading stands, 0 when absent
 	for _, h := range rep.Outline {
 		for i, w := range want {
@@ -155,6 +200,7 @@ func headings(rep *Report, want []string, p Prompt, add func(string, bool, strin
 			if lines[i] != 0 {
 				add("headings", false, "%q appears twice, at line %d and %s", w, lines[i], where(p, h.Offset, "at"))
 				rep.Results[len(rep.Results)-1].Section = p.SectionAt(h.Offset)
+				rep.note(declared(i))
 				return
 			}
 			lines[i] = h.Line
@@ -162,16 +208,176 @@ func headings(rep *Report, want []string, p Prompt, add func(string, bool, strin
 	}
 	for i, w := range want {
 		if lines[i] == 0 {
-			add("headings", false, "%q is missing", w)
+			msg, section, hints := missingHeading(rep, want, i, p)
+			add("headings", false, "%s", msg)
+			rep.Results[len(rep.Results)-1].Section = section
+			rep.note(declared(i), hints...)
 			return
 		}
 		if i > 0 && lines[i] < lines[i-1] {
 			add("headings", false, "%q at line %d comes before %q at line %d", w, lines[i], want[i-1], lines[i-1])
+			rep.note(declared(i))
 			return
 		}
 	}
 	add("headings", true, "")
 }
+
+// missingHeading says why the required heading want[i] is not among the
+// prompt's: its line stands inside a block that makes it text (a code
+// fence left open before it) or inside a verbatim region; or the prompt
+// has a heading near it, in another case, at another level or spelt
+// nearly so. It returns the message, the section that wrote what it names,
+// and what to do.
+func missingHeading(rep *Report, want []string, i int, p Prompt) (msg, section string, hints []string) {
+	w := want[i]
+	level, text := outline.ParseHeadingLine(w)
+	written := func(at int) string {
+		if p.WrittenAt != nil {
+			if pos := p.WrittenAt(at); pos != "" {
+				return pos
+			}
+		}
+		if s := p.SectionAt(at); s != "" {
+			return fmt.Sprintf("section %s (%s.md.tmpl or the input it shows)", s, s)
+		}
+		return ""
+	}
+	if at, ok := headingLine(p.Text, rep.Regions, level, text); ok {
+		line := lineAt(p.Text, at)
+		if r, in := regionAt(rep.Regions, at); in {
+			return fmt.Sprintf("%q is missing: the only one, at line %d of the prompt, is inside the verbatim region %s, whose headings belong to the text it embeds", w, line, r.Name),
+				p.SectionAt(at), []string{"write the heading in a template, outside the verbatim markers"}
+		}
+		if b, in := outline.Enclosing(p.Text, rep.Regions, at); in {
+			opened := fmt.Sprintf("%q at line %d", b.Opener, b.Line)
+			if s := p.SectionAt(b.Offset); s != "" {
+				opened += " (section " + s + ")"
+			}
+			switch b.Kind {
+			case "code block":
+				msg = fmt.Sprintf("%q is missing: at line %d of the prompt it stands inside a code block, which the fence %s opened and no fence closes before it, so it is no heading", w, line, opened)
+				fence := strings.TrimSpace(b.Opener)
+				fence = fence[:len(fence)-len(strings.TrimLeft(fence, fence[:1]))]
+				hints = append(hints, fmt.Sprintf("close that code block before the heading with a line of %s: a fence left open runs on until one closes it; the fence comes from %s", fence, written(b.Offset)))
+			case "HTML block":
+				msg = fmt.Sprintf("%q is missing: at line %d of the prompt it stands inside an HTML block, which %s opened and only a blank line ends, so it is no heading", w, line, opened)
+				hints = append(hints, fmt.Sprintf("leave a blank line before the heading, or after the HTML that %s writes", written(b.Offset)))
+			default:
+				msg = fmt.Sprintf("%q is missing: at line %d of the prompt it is indented four spaces or more, so it is no heading", w, line)
+				hints = append(hints, fmt.Sprintf("remove the indentation before the heading (%s)", written(at)))
+			}
+			return msg, p.SectionAt(b.Offset), hints
+		}
+	}
+	if h, why, ok := nearestHeading(rep.Outline, want, level, text); ok {
+		name := strings.Repeat("#", h.Level) + " " + h.Text
+		msg = fmt.Sprintf("%q is missing; the prompt has %q (%s) %s", w, name, why, where(p, h.Offset, "at"))
+		hints = append(hints, fmt.Sprintf("if that is the heading, write it as %q at %s; if the manifest is wrong, change this entry of checks.headings", w, written(h.Offset)))
+		return msg, p.SectionAt(h.Offset), hints
+	}
+	msg = fmt.Sprintf("%q is missing: no heading of the prompt comes near it", w)
+	var same []string
+	for _, h := range rep.Outline {
+		if h.Level == level && len(same) < 10 {
+			same = append(same, fmt.Sprintf("%q", strings.Repeat("#", h.Level)+" "+h.Text))
+		}
+	}
+	if len(same) > 0 {
+		msg += fmt.Sprintf("; its level-%d headings are %s", level, strings.Join(same, ", "))
+	}
+	hints = append(hints, fmt.Sprintf("write %q in the template of the section that should hold it, or remove it from checks.headings", w))
+	return msg, "", hints
+}
+
+// nearestHeading is the heading of the prompt an author most likely meant
+// by level and text: the same text in another case or at another level,
+// or a near spelling; never one another required heading names.
+func nearestHeading(hs []outline.Heading, want []string, level int, text string) (outline.Heading, string, bool) {
+	var cands []outline.Heading
+	for _, h := range hs {
+		if !slices.ContainsFunc(want, func(w string) bool {
+			l, t := outline.ParseHeadingLine(w)
+			return l == h.Level && t == h.Text
+		}) {
+			cands = append(cands, h)
+		}
+	}
+	levelWords := func(h outline.Heading) string {
+		return fmt.Sprintf("at level %d, not %d", h.Level, level)
+	}
+	for _, h := range cands {
+		if strings.EqualFold(h.Text, text) && h.Level == level {
+			return h, "another case", true
+		}
+	}
+	for _, h := range cands {
+		if strings.EqualFold(h.Text, text) {
+			why := levelWords(h)
+			if h.Text != text {
+				why += ", and another case"
+			}
+			return h, why, true
+		}
+	}
+	texts := make([]string, len(cands))
+	for i, h := range cands {
+		texts[i] = h.Text
+	}
+	near := problem.Closest(text, texts)
+	if near == "" {
+		return outline.Heading{}, "", false
+	}
+	best := -1
+	for i, h := range cands {
+		if h.Text == near && (best < 0 || h.Level == level && cands[best].Level != level) {
+			best = i
+		}
+	}
+	h := cands[best]
+	if h.Level != level {
+		return h, "a near spelling, " + levelWords(h), true
+	}
+	return h, "a near spelling", true
+}
+
+// headingLine finds the first line of text that reads as the heading
+// (level, title) but for what holds it: a line outside the verbatim
+// regions first, else one inside them. Four spaces or more of indentation
+// are allowed, for a heading an indented code block holds.
+func headingLine(text string, regions []verbatim.Region, level int, title string) (int, bool) {
+	inside := -1
+	for at := 0; at < len(text); {
+		end := strings.IndexByte(text[at:], '\n')
+		next := at + end + 1
+		if end < 0 {
+			end, next = len(text)-at, len(text)
+		}
+		line := strings.TrimRight(text[at:at+end], "\r")
+		trimmed := strings.TrimLeft(line, " \t")
+		if l, t := outline.ParseHeadingLine(trimmed); l == level && t == title && len(trimmed) > l && (trimmed[l] == ' ' || trimmed[l] == '\t') {
+			if _, in := regionAt(regions, at); !in {
+				return at, true
+			}
+			if inside < 0 {
+				inside = at
+			}
+		}
+		at = next
+	}
+	return inside, inside >= 0
+}
+
+func regionAt(regions []verbatim.Region, at int) (verbatim.Region, bool) {
+	for _, r := range regions {
+		if at >= r.Start && at < r.End {
+			return r, true
+		}
+	}
+	return verbatim.Region{}, false
+}
+
+func lineAt(text string, at int) int { return 1 + strings.Count(text[:at], "\n") }
 
 // find returns the offset of rule.Text in the prompt, or -1.
 func find(text string, regions []verbatim.Region, rule manifest.TextRule) int {

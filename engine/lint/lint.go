@@ -7,6 +7,7 @@ package lint
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"text/template"
@@ -25,11 +26,34 @@ const (
 	Warning Severity = "warning"
 )
 
+// Kind says what a finding is about, and so where render lint lists it.
+type Kind string
+
+const (
+	// KindLint is a problem of the library: a template, the manifest, the
+	// schema, an example that does not render or fails its checks.
+	KindLint Kind = "lint"
+	// KindGolden is a golden file that differs from what its example
+	// renders, is missing, or that no example produces. It is always a
+	// warning: render test is what fails on golden files.
+	KindGolden Kind = "golden"
+	// KindCoverage is a branch of a template that no example takes
+	// (render lint --cover). It is always a warning.
+	KindCoverage Kind = "coverage"
+)
+
 // Finding is one thing lint found, at file:line:col.
 type Finding struct {
 	Position string   `json:"position"`
 	Severity Severity `json:"severity"`
-	Message  string   `json:"message"`
+	Kind     Kind     `json:"kind"`
+	// Message says what is wrong, and, for a problem examples hit, which.
+	Message string `json:"message"`
+	// Count is how many examples hit the problem, for one found by
+	// rendering them; 0 for the others.
+	Count int `json:"count,omitempty"`
+	// Examples are the examples that hit it, sorted.
+	Examples []string `json:"examples,omitempty"`
 }
 
 func (f Finding) String() string { return fmt.Sprintf("%s: %s: %s", f.Position, f.Severity, f.Message) }
@@ -47,11 +71,27 @@ type Templates struct {
 	// section, a mode chosen by template_choice, a condition); the others
 	// (partials, defines) run on whatever their caller passes.
 	RootData func(name string) bool
+	// Section reports whether a template is a section's or one that
+	// template_choice picks: markdown of its own, where a code fence it
+	// opens must close. Nil: no template is.
+	Section func(name string) bool
+	// Variant names the variant, for the findings about its schema.
+	Variant string
+	// Properties, when not nil, are the properties of the variant's schema
+	// (schema.Schema.Declared): those no template reads, nor Used names, are
+	// warned of.
+	Properties []schema.Property
+	// Used are the input fields the engine reads for the manifest (ids,
+	// rules, verbatim limits, the log, budgets), as JSON pointers with *:
+	// each is read whole.
+	Used []string
 }
 
-// Check walks every template of the set.
+// Check walks every template of the set, and warns of what none uses: a
+// partial (_name.tmpl) no template includes, and, given Properties, a
+// property of the schema no template reads.
 func Check(t Templates) []Finding {
-	w := &walker{t: t, seen: map[string]bool{}}
+	w := &walker{t: t, seen: map[string]bool{}, followed: map[string]bool{}, refs: map[string]map[string]bool{}}
 	for _, tmpl := range t.Set.Templates() {
 		if tmpl.Tree == nil || tmpl.Tree.Root == nil {
 			continue
@@ -61,10 +101,21 @@ func Check(t Templates) []Finding {
 		if t.RootData(tmpl.Name()) {
 			root = value{node: t.Root, path: "", root: true}
 		}
-		w.list(tmpl.Tree.Root, &scope{dot: root, vars: map[string]value{"$": root}, guards: map[string]bool{}, tests: map[string]test{}})
+		w.list(tmpl.Tree.Root, newScope(root))
+		if t.Section != nil && t.Section(tmpl.Name()) {
+			w.fences(tmpl.Tree)
+		}
+	}
+	w.partials()
+	if t.Properties != nil {
+		w.unread()
 	}
 	slices.SortStableFunc(w.out, func(a, b Finding) int { return problem.ComparePositions(a.Position, b.Position) })
 	return w.out
+}
+
+func newScope(dot value) *scope {
+	return &scope{dot: dot, vars: map[string]value{"$": dot}, guards: map[string]bool{}, tests: map[string]test{}}
 }
 
 type walker struct {
@@ -72,6 +123,31 @@ type walker struct {
 	tree *parse.Tree
 	out  []Finding
 	seen map[string]bool
+	// quiet is above 0 while the walker follows a partial with what its
+	// caller passes: it records what is read there, and reports nothing
+	// (the partial is checked on its own).
+	quiet int
+	// followed are the partials followed, by name and what they ran on.
+	followed map[string]bool
+	// reads are the input fields read, as JSON pointers with *.
+	reads []read
+	// refs are the templates named by template or include, with the files
+	// of the templates that name them.
+	refs map[string]map[string]bool
+	// patterns are the names include builds with printf, as patterns
+	// ("modes/%s.md.tmpl" as ^modes/.*\.md\.tmpl$); anyName is set when an
+	// include's name is built in a way lint cannot follow, which any
+	// template may be.
+	patterns []*regexp.Regexp
+	anyName  bool
+}
+
+// read is an input field a template reads: whole when it uses the value
+// as it is (prints it, passes it to a function), so that everything
+// inside it is read too.
+type read struct {
+	path  []string
+	whole bool
 }
 
 // value is what an expression gives: a place in the schema, or nothing
@@ -112,8 +188,15 @@ func (s *scope) child() *scope {
 }
 
 func (w *walker) report(n parse.Node, sev Severity, format string, args ...any) {
+	if w.quiet > 0 {
+		return
+	}
 	loc, _ := w.tree.ErrorContext(n)
-	f := Finding{Position: w.t.Dir + "/" + loc, Severity: sev, Message: fmt.Sprintf(format, args...)}
+	w.add(Finding{Position: w.t.Dir + "/" + loc, Severity: sev, Kind: KindLint, Message: fmt.Sprintf(format, args...)})
+}
+
+// add adds a finding once.
+func (w *walker) add(f Finding) {
 	if key := f.String(); !w.seen[key] {
 		w.seen[key] = true
 		w.out = append(w.out, f)
@@ -132,7 +215,10 @@ func (w *walker) list(l *parse.ListNode, s *scope) {
 func (w *walker) node(n parse.Node, s *scope) {
 	switch n := n.(type) {
 	case *parse.ActionNode:
-		w.pipe(n.Pipe, s)
+		v := w.pipe(n.Pipe, s)
+		if len(n.Pipe.Decl) == 0 {
+			w.use(v) // printed
+		}
 	case *parse.IfNode:
 		body, other := s.child(), s.child()
 		w.guardsOf(n.Pipe, body)
@@ -170,11 +256,12 @@ func (w *walker) node(n parse.Node, s *scope) {
 		w.list(n.List, body)
 		w.list(n.ElseList, s.child())
 	case *parse.TemplateNode:
+		w.refer(n.Name)
 		if w.t.Set.Lookup(n.Name) == nil {
 			w.report(n, Error, "no template %q; the templates are: %s", n.Name, funcs.TemplateNames(w.t.Set))
 		}
 		if n.Pipe != nil {
-			w.pipe(n.Pipe, s)
+			w.follow(n.Name, w.pipe(n.Pipe, s))
 		}
 	case *parse.ListNode:
 		w.list(n, s)
@@ -188,7 +275,12 @@ func (w *walker) pipe(p *parse.PipeNode, s *scope) value {
 	}
 	v := value{open: true}
 	for i, c := range p.Cmds {
-		v = w.command(c, s, i > 0)
+		if i == 0 {
+			v = w.command(c, s, nil)
+		} else {
+			prev := v
+			v = w.command(c, s, &prev)
+		}
 	}
 	w.declare(p, s, v)
 	return v
@@ -249,9 +341,9 @@ func keepsElements(fn string) bool {
 	return false
 }
 
-// command evaluates one command of a pipeline; piped says a value from the
-// previous command is appended to its arguments.
-func (w *walker) command(c *parse.CommandNode, s *scope, piped bool) value {
+// command evaluates one command of a pipeline; piped, when not nil, is
+// the value of the previous command, appended to its arguments.
+func (w *walker) command(c *parse.CommandNode, s *scope, piped *value) value {
 	if len(c.Args) == 0 {
 		return value{open: true}
 	}
@@ -261,6 +353,7 @@ func (w *walker) command(c *parse.CommandNode, s *scope, piped bool) value {
 	}
 	args := c.Args[1:]
 	vals := make([]value, len(args))
+	defer func() { w.usesOf(id.Ident, args, vals, piped) }()
 	if id.Ident == "and" || id.Ident == "or" {
 		// An operand runs only when those before it held (and) or failed
 		// (or): what an operand guards guards those after it in an and; in
@@ -300,13 +393,18 @@ func (w *walker) command(c *parse.CommandNode, s *scope, piped bool) value {
 			if name, ok := args[0].(*parse.StringNode); ok && w.t.Set.Lookup(name.Text) == nil {
 				w.report(args[0], Error, "include %q: no such template; the templates are: %s", name.Text, funcs.TemplateNames(w.t.Set))
 			}
+			data := value{open: true}
+			if len(vals) >= 2 {
+				data = vals[1]
+			}
+			w.include(args[0], data)
 		}
 	case "find":
 		if len(vals) == 3 && !vals[2].open {
 			return value{node: vals[2].node.Elem(), path: vals[2].path + "/*"}
 		}
 	}
-	if keepsElements(id.Ident) && len(vals) > 0 && !piped {
+	if keepsElements(id.Ident) && len(vals) > 0 && piped == nil {
 		return vals[len(vals)-1]
 	}
 	return value{open: true}
@@ -377,6 +475,7 @@ func (w *walker) field(n parse.Node, v value, name string, s *scope, read bool) 
 				pathText(path), objectText(v.path), name, objectText(v.path), name)
 		}
 	}
+	w.record(path, false)
 	return value{node: child, path: path}
 }
 

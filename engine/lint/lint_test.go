@@ -240,3 +240,205 @@ func TestCheckConditionGuards(t *testing.T) {
 		})
 	}
 }
+
+// checkFiles lints a set of template files as the engine parses them:
+// main.md.tmpl is a section, on the whole input; the others run on what
+// their callers pass. With props, the schema's properties are checked for
+// a template that reads them, used naming the fields the manifest reads.
+func checkFiles(t *testing.T, files map[string]string, props bool, used ...string) []string {
+	t.Helper()
+	set, err := schema.Load(fstest.MapFS{"schemas/note.schema.json": {Data: []byte(noteSchema)}}, "lib")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := set.Get("note")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tmpl *template.Template
+	env := &funcs.Env{Templates: func() *template.Template { return tmpl }}
+	tmpl = template.New("note").Option("missingkey=error").Funcs(funcs.Map(env))
+	for name, src := range files {
+		if _, err := tmpl.New(name).Parse(src); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lt := lint.Templates{
+		Set:      tmpl,
+		Dir:      "templates/note",
+		Root:     sc.Root(),
+		RootData: func(name string) bool { return name == "main.md.tmpl" },
+		Section:  func(name string) bool { return name == "main.md.tmpl" },
+		Variant:  "note",
+		Used:     used,
+	}
+	if props {
+		lt.Properties = sc.Declared()
+	}
+	var out []string
+	for _, f := range lint.Check(lt) {
+		if f.Kind != lint.KindLint {
+			t.Errorf("%s: kind %q", f, f.Kind)
+		}
+		out = append(out, f.String())
+	}
+	return out
+}
+
+// unread is the warning of a property no template reads.
+func unread(pos, path string) string {
+	return "lib/schemas/note.schema.json:" + pos + ": warning: no template of note reads " + path +
+		", nor does its manifest: what a caller sends for it changes no prompt; use it, or remove it from the schema"
+}
+
+// TestCheckUnreadProperties holds which properties of the schema lint
+// finds no template reads: a property is read when a template reads it or
+// anything inside it (with the dot, $, a variable, get, index, hasKey,
+// through with and range, the field a list function names), or uses
+// something it is inside whole (prints it, passes it to a function:
+// json, entries, a partial it cannot follow), or when the manifest reads
+// it; a partial reads what it reads of what its caller passes. A test of
+// size (len, empty) or truth (if, and, or, not) reads only the field itself.
+func TestCheckUnreadProperties(t *testing.T) {
+	all := []string{
+		unread("4:5", ".title"), unread("5:5", ".style"), unread("6:5", ".admin"), unread("7:5", ".items"),
+		unread("9:24", ".items[].id"), unread("9:72", ".items[].note"), unread("10:5", ".meta"),
+		unread("10:68", ".meta.source"), unread("11:5", ".extra"),
+	}
+	except := func(read ...string) []string {
+		var out []string
+		for _, w := range all {
+			keep := true
+			for _, r := range read {
+				if strings.Contains(w, "reads "+r+",") {
+					keep = false
+				}
+			}
+			if keep {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	cases := []struct {
+		name  string
+		files map[string]string
+		used  []string
+		want  []string
+	}{
+		{"nothing read", map[string]string{"main.md.tmpl": "text"}, nil, all},
+		{"fields", map[string]string{"main.md.tmpl": "{{ .title }}{{ .admin }}"}, nil, except(".title", ".admin")},
+		{"a field inside reads the fields on its way", map[string]string{"main.md.tmpl": `{{ with get . "meta" }}{{ .source }}{{ end }}`}, nil,
+			except(".meta", ".meta.source")},
+		{"a test of truth reads only the field", map[string]string{"main.md.tmpl": `{{ if hasKey . "meta" }}x{{ end }}{{ if .admin }}y{{ end }}`}, nil,
+			except(".meta", ".admin")},
+		{"range reads items by their fields", map[string]string{"main.md.tmpl": "{{ range .items }}{{ .id }}{{ end }}"}, nil,
+			except(".items", ".items[].id")},
+		{"len reads only the list", map[string]string{"main.md.tmpl": "{{ len .items }}{{ if empty .items }}x{{ end }}"}, nil, except(".items")},
+		{"a list function reads the field it names", map[string]string{"main.md.tmpl": `{{ range sortBy "note" .items }}x{{ end }}`}, nil,
+			except(".items", ".items[].note")},
+		{"printed whole", map[string]string{"main.md.tmpl": "{{ .items }}"}, nil, except(".items", ".items[].id", ".items[].note")},
+		{"passed whole", map[string]string{"main.md.tmpl": "{{ json (get . \"meta\") }}{{ .items | toJson }}"}, nil,
+			except(".meta", ".meta.source", ".items", ".items[].id", ".items[].note")},
+		{"the whole input", map[string]string{"main.md.tmpl": "{{ json . }}"}, nil, nil},
+		{"a partial reads what its caller passes", map[string]string{
+			"main.md.tmpl": `{{ range .items }}{{ template "_row.tmpl" . }}{{ end }}{{ include "_meta.tmpl" (get . "meta") }}`,
+			"_row.tmpl":    "{{ .note }}",
+			"_meta.tmpl":   "{{ .source }}",
+			"_unused.tmpl": "{{ .title }}"}, nil,
+			append(except(".items", ".items[].note", ".meta", ".meta.source"),
+				`templates/note/_unused.tmpl:1:1: warning: partial _unused.tmpl is used by no template: nothing includes it ({{ template "_unused.tmpl" . }} or include "_unused.tmpl" .); use it or delete it`)},
+		{"an include by a name lint cannot read uses its data whole", map[string]string{"main.md.tmpl": `{{ include .style .items }}`}, nil,
+			except(".style", ".items", ".items[].id", ".items[].note")},
+		{"the manifest's reads", map[string]string{"main.md.tmpl": "text"}, []string{"/title", "/items/*/id", "/meta"},
+			except(".title", ".items", ".items[].id", ".meta", ".meta.source")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := checkFiles(t, c.files, true, c.used...)
+			got = slices.DeleteFunc(got, func(s string) bool { return strings.Contains(s, "is optional") })
+			if !slices.Equal(got, c.want) {
+				t.Errorf("lint says\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(c.want, "\n  "))
+			}
+		})
+	}
+}
+
+// TestCheckPartials holds when lint finds a partial, a file _name.tmpl,
+// that nothing uses: no other file names it with template or include, nor
+// a template it defines; a name built with printf names those its format
+// matches, and a name lint cannot read any of them.
+func TestCheckPartials(t *testing.T) {
+	unused := func(file string) string {
+		return fmt.Sprintf("templates/note/%s:1:1: warning: partial %s is used by no template: nothing includes it ({{ template %q . }} or include %q .); use it or delete it", file, file, file, file)
+	}
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"template", map[string]string{"main.md.tmpl": `{{ template "_a.tmpl" . }}`, "_a.tmpl": "a"}, nil},
+		{"include", map[string]string{"main.md.tmpl": `{{ include "_a.tmpl" . }}`, "_a.tmpl": "a"}, nil},
+		{"unused", map[string]string{"main.md.tmpl": "x", "_a.tmpl": "a", "sub/_b.tmpl": "b", "c.md.tmpl": "not a partial"},
+			[]string{unused("_a.tmpl"), unused("sub/_b.tmpl")}},
+		{"used by itself alone", map[string]string{"main.md.tmpl": "x", "_a.tmpl": `{{ if false }}{{ template "_a.tmpl" }}{{ end }}`},
+			[]string{unused("_a.tmpl")}},
+		{"a define it holds", map[string]string{"main.md.tmpl": `{{ template "row" . }}`, "_defs.tmpl": `{{ define "row" }}r{{ end }}`}, nil},
+		{"a partial used by a used partial", map[string]string{"main.md.tmpl": `{{ template "_a.tmpl" . }}`, "_a.tmpl": `{{ template "_b.tmpl" . }}`, "_b.tmpl": "b"}, nil},
+		{"printf", map[string]string{"main.md.tmpl": `{{ include (printf "_%s.tmpl" "a") . }}`, "_a.tmpl": "a", "_b.tmpl": "b", "x/_c.tmpl": "c"},
+			[]string{unused("x/_c.tmpl")}},
+		{"printf with a folder", map[string]string{"main.md.tmpl": `{{ include (printf "x/_%s.tmpl" "a") . }}`, "_a.tmpl": "a", "x/_c.tmpl": "c"},
+			[]string{unused("_a.tmpl")}},
+		{"a name lint cannot read", map[string]string{"main.md.tmpl": `{{ include (print "_" "a.tmpl") . }}`, "_a.tmpl": "a"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := checkFiles(t, c.files, false); !slices.Equal(got, c.want) {
+				t.Errorf("lint says\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(c.want, "\n  "))
+			}
+		})
+	}
+}
+
+// TestCheckFences holds when lint finds a code fence a section's template
+// opens and never closes, at the fence's line and column: ``` and ~~~ as
+// CommonMark reads them (a closing fence is as long or longer, of the same
+// character, with nothing after it), in the text of the template where a
+// line of the output starts, through its branches and the partials it
+// includes by name.
+func TestCheckFences(t *testing.T) {
+	open := func(pos, fence string) string {
+		return fmt.Sprintf("templates/note/main.md.tmpl:%s: warning: the code fence %s opened here is never closed in main.md.tmpl: the rest of the prompt would be code; close it with a line %s", pos, fence, fence)
+	}
+	cases := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"closed", map[string]string{"main.md.tmpl": "# T\n\n```go\ncode\n```\nafter\n"}, nil},
+		{"open", map[string]string{"main.md.tmpl": "# T\n\n```go\ncode\n"}, []string{open("3:1", "```")}},
+		{"indented, tildes", map[string]string{"main.md.tmpl": "# T\n  ~~~~\ncode\n~~~\n"}, []string{open("2:3", "~~~~")}},
+		{"a shorter fence does not close", map[string]string{"main.md.tmpl": "````\n```\n"}, []string{open("1:1", "````")}},
+		{"a fence with a language does not close", map[string]string{"main.md.tmpl": "```\n```go\n"}, []string{open("1:1", "```")}},
+		{"a longer fence closes", map[string]string{"main.md.tmpl": "```\n`````\n"}, nil},
+		{"backticks in a line are not a fence", map[string]string{"main.md.tmpl": "run ```x``` now\n``not\n"}, nil},
+		{"after an action on its line, not a fence", map[string]string{"main.md.tmpl": "{{ .title }}```\n"}, nil},
+		{"after a control action, a fence", map[string]string{"main.md.tmpl": "{{ if .admin }}\n```\n{{ end }}\n"}, []string{open("2:1", "```")}},
+		{"each branch opens, one close after", map[string]string{"main.md.tmpl": "{{ if .admin }}\n```json\n{{ else }}\n```yaml\n{{ end }}\n{{ .title }}\n```\n"}, nil},
+		{"one branch opens and closes", map[string]string{"main.md.tmpl": "{{ if .admin }}\n```\nx\n```\n{{ end }}\n"}, nil},
+		{"a body in a range", map[string]string{"main.md.tmpl": "{{ range .items }}\n```\n{{ .id }}\n```\n{{ end }}\n"}, nil},
+		{"closed by a partial", map[string]string{"main.md.tmpl": "```\ncode\n{{ template \"_close.tmpl\" }}after\n", "_close.tmpl": "```\n"}, nil},
+		{"closed by an include", map[string]string{"main.md.tmpl": "```\ncode\n{{ include \"_close.tmpl\" . }}after\n", "_close.tmpl": "```\n"}, nil},
+		{"a fence built by an action is not read", map[string]string{"main.md.tmpl": "{{ $f := fence .title }}{{ $f }}\n{{ .title }}\n{{ $f }}\n"}, nil},
+		{"a partial alone is not checked", map[string]string{"main.md.tmpl": "x", "part.md.tmpl": "```\n"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := checkFiles(t, c.files, false)
+			got = slices.DeleteFunc(got, func(s string) bool { return !strings.Contains(s, "code fence") })
+			if !slices.Equal(got, c.want) {
+				t.Errorf("lint says\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(c.want, "\n  "))
+			}
+		})
+	}
+}

@@ -90,3 +90,54 @@ func Paths(hs []Heading) []string {
 	}
 	return out
 }
+
+// Block is a block of a prompt that holds its lines as text, so that a
+// heading line inside it is no heading: a fenced or indented code block,
+// an HTML block, or a paragraph an indented line continues.
+type Block struct {
+	Kind   string `json:"kind"`   // "code block", "indented code block", "HTML block" or "paragraph"
+	Offset int    `json:"offset"` // byte offset of the line that opened it
+	Line   int    `json:"line"`
+	Opener string `json:"opener"` // that line, without its line break: "```text", "<details>"
+}
+
+// Enclosing returns the block that holds the line of src starting at
+// offset, reading around the opaque regions as Of does. ok is false when
+// the line stands in no such block, is no line start, or follows HTML that
+// only goldmark can judge.
+func Enclosing(src string, opaque []verbatim.Region, offset int) (Block, bool) {
+	_, state, opener, ok := scanTo(src, opaque, offset)
+	if !ok {
+		return Block{}, false
+	}
+	rest := strings.TrimLeft(src[offset:], " ")
+	deep := len(src)-offset-len(rest) >= 4 || strings.HasPrefix(rest, "\t")
+	kind := ""
+	switch state {
+	case fenced:
+		kind = "code block"
+	case html, htmlToBlank:
+		kind = "HTML block"
+	case indented:
+		// An indented block holds only the lines indented as code.
+		if deep {
+			kind = "indented code block"
+		}
+	case paragraph:
+		if deep {
+			kind, opener = "paragraph", offset
+		}
+	case between:
+		if deep {
+			kind, opener = "indented code block", offset
+		}
+	}
+	if kind == "" {
+		return Block{}, false
+	}
+	line := src[opener:]
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	return Block{Kind: kind, Offset: opener, Line: 1 + strings.Count(src[:opener], "\n"), Opener: strings.TrimRight(line, "\r")}, true
+}

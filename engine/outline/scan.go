@@ -35,8 +35,17 @@ const (
 // and FuzzScanAroundRegions hold the two to the same result on every input
 // the scan accepts.
 func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
+	out, _, _, ok := scanTo(src, opaque, -1)
+	return out, ok
+}
+
+// scanTo is scan, stopped at the line that starts at offset stop (-1: at
+// the end): the headings before it, the block open there and the offset of
+// the line that opened that block.
+func scanTo(src string, opaque []verbatim.Region, stop int) ([]heading, block, int, bool) {
 	var out []heading
 	state := between
+	opener := 0 // the offset of the line that opened the block the scan is in
 	var fenceChar byte
 	var fenceLen int
 	var closing string // the marker that ends the open HTML block
@@ -52,9 +61,12 @@ func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
 		// were not there.
 		for len(opaque) > 0 && at >= opaque[0].Start {
 			if at != opaque[0].Start {
-				return nil, false
+				return nil, between, 0, false
 			}
 			at, opaque = opaque[0].End, opaque[1:]
+		}
+		if at == stop {
+			return out, state, opener, true
 		}
 		if at >= len(src) {
 			break
@@ -115,6 +127,9 @@ func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
 		}
 		if indent >= 4 {
 			if state != paragraph { // an indented line continues a paragraph
+				if state != indented {
+					opener = at
+				}
 				state = indented
 			} else {
 				paraLines = append(paraLines, line)
@@ -158,11 +173,11 @@ func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
 			if state == paragraph {
 				closeParagraph()
 			}
-			state, fenceChar, fenceLen = fenced, rest[0], n
+			state, fenceChar, fenceLen, opener = fenced, rest[0], n, at
 		case '<':
 			block, marker, known := htmlOpen(rest, state == paragraph)
 			if !known {
-				return nil, false // a tag whose block goldmark's own rules must tell
+				return nil, between, 0, false // a tag whose block goldmark's own rules must tell
 			}
 			if !block {
 				opened = false
@@ -171,7 +186,7 @@ func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
 			if state == paragraph {
 				closeParagraph()
 			}
-			state, closing = html, marker
+			state, closing, opener = html, marker, at
 			if marker == "" {
 				state = htmlToBlank
 			} else if strings.Contains(line, marker) { // closed on its first line
@@ -188,7 +203,7 @@ func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
 		}
 		at = next
 	}
-	return out, true
+	return out, state, opener, stop < 0 // a stop that is no line start is not reached
 }
 
 // isBlank reports whether s holds only goldmark's spaces: space, tab, CR, LF.

@@ -1,6 +1,8 @@
-// Package golden compares rendered prompts with the golden files committed
-// under testdata/golden/: `render test` and the Go tests share it, so that
-// they agree. Go tests compare other output through goldentest.
+// Package golden compares what a library derives with the golden files
+// committed under testdata/golden/: the rendered prompts of the examples
+// (<variant>/<example>.md) and the generated types of every variant's input
+// (types/<variant>.ts and .py). `render test` and the Go tests share it, so
+// that they agree. Go tests compare other output through goldentest.
 package golden
 
 import (
@@ -32,7 +34,8 @@ const (
 // Outcome is one golden file's comparison.
 type Outcome struct {
 	Variant string
-	Example string
+	Example string // the example, for a prompt
+	Lang    string // the language (typegen.Lang), for generated types
 	File    string // path of the golden file
 	Status  Status
 	Diff    string // unified diff, golden file first, for Differs
@@ -134,10 +137,17 @@ func (o Outcome) String() string {
 	}
 	switch o.Status {
 	case Differs:
-		return fmt.Sprintf("FAIL %s: the rendered prompt differs\n%s", subject, o.Diff)
+		what := "the rendered prompt differs"
+		if o.Lang != "" {
+			what = "the generated types differ"
+		}
+		return fmt.Sprintf("FAIL %s: %s\n%s", subject, what, o.Diff)
 	case Missing:
 		return fmt.Sprintf("FAIL %s: no golden file (render test --update writes it)", subject)
 	case Stale:
+		if o.Lang != "" {
+			return fmt.Sprintf("FAIL %s: the types of no variant (render test --update deletes it)", subject)
+		}
 		return fmt.Sprintf("FAIL %s: no example produces it (render test --update deletes it)", subject)
 	case Failed:
 		return fmt.Sprintf("FAIL %s: %v", subject, o.Err)

@@ -1,13 +1,16 @@
 // Package librarylint gathers what render lint reports about a library:
-// each variant's static findings (engine's Variant.Lint) and its examples
-// rendered, checked and compared with their golden files. render lint and
+// each variant's static findings (engine's Variant.Lint), its examples
+// rendered, checked and compared with their golden files, and, for
+// --cover, the branches of its templates no example takes. render lint and
 // the preview page of render serve both use it, so that they agree.
 package librarylint
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
@@ -17,10 +20,17 @@ import (
 
 // Findings lints the named variants of lib (all when none is). A variant
 // that does not load, or is served from its last good version
-// (engine.Library.Stale), is one finding per problem of its error. With a
-// goldenDir (testdata/golden of a working copy) every example is rendered
-// and compared with its golden file there; without one only the static
-// checks run. An unknown variant name is the error returned.
+// (engine.Library.Stale), is one finding per problem of its error: every
+// broken variant is reported, not the first. With a goldenDir
+// (testdata/golden of a working copy) every example is rendered: one that
+// does not render or fails its checks is an error (KindLint), and a golden
+// file that differs, is missing or that no example produces is a warning of
+// KindGolden, which render test, not lint, fails on. Without one only the
+// static checks run. An unknown variant name is the error returned.
+//
+// A finding is reported once per position and message: a problem that
+// many examples hit (a template that fails on each) is one finding that
+// counts and names them.
 func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names []string) ([]lint.Finding, error) {
 	if len(names) == 0 {
 		names = lib.Names()
@@ -44,7 +54,7 @@ func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names 
 		out = append(out, v.Lint()...)
 	}
 	if goldenDir == "" || len(loaded) == 0 {
-		return out, nil
+		return Merge(out), nil
 	}
 	outcomes, err := golden.Examples(ctx, lib, goldenDir, loaded, false)
 	if err != nil {
@@ -54,29 +64,95 @@ func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names 
 		if o.OK() || (o.Status == golden.Failed && o.Example == "") { // a broken variant is reported above
 			continue
 		}
-		pos := o.File
-		if o.Example != "" && o.Status == golden.Failed {
-			if ex, err := lib.Variant(o.Variant); err == nil {
-				if in, err := ex.Example(o.Example); err == nil {
+		if o.Status == golden.Failed && o.Example != "" {
+			pos := o.File
+			if v, err := lib.Variant(o.Variant); err == nil {
+				if in, err := v.Example(o.Example); err == nil {
 					pos = in.Name
 				}
 			}
-		}
-		msg := strings.SplitN(o.String(), "\n", 2)[0]
-		msg = strings.TrimPrefix(strings.TrimPrefix(msg, "FAIL "), o.File+": ")
-		if o.Status == golden.Failed {
 			for _, f := range ErrorFindings(o.Err) {
-				f.Message = "example " + o.Example + ": " + f.Message
 				if f.Position == "" {
 					f.Position = pos
 				}
+				f.Examples = []string{o.Example}
 				out = append(out, f)
 			}
 			continue
 		}
-		out = append(out, lint.Finding{Position: pos, Severity: lint.Error, Message: msg + "; render test shows the diff"})
+		msg := strings.SplitN(o.String(), "\n", 2)[0]
+		msg = strings.TrimPrefix(strings.TrimPrefix(msg, "FAIL "), o.File+": ")
+		if o.Status == golden.Differs {
+			msg += "; render test shows the diff"
+		}
+		out = append(out, lint.Finding{Position: o.File, Severity: lint.Warning, Kind: lint.KindGolden, Message: msg})
 	}
-	return out, nil
+	return Merge(out), nil
+}
+
+// Merge reports each finding once: those of the same kind, severity,
+// position and message become one, which counts the examples that hit it
+// and names them in its message ("example basic: ..." for one, "... (in 3
+// examples: a, b, c)" for more). A finding keeps the place of its first.
+// A finding without a kind is KindLint; one that counts examples already
+// (Merge's) stays as it is.
+func Merge(findings []lint.Finding) []lint.Finding {
+	type key struct {
+		kind     lint.Kind
+		severity lint.Severity
+		position string
+		message  string
+	}
+	var out []lint.Finding
+	at := map[key]int{}
+	var fresh []bool // whether out[i] is new here, its message still to name its examples
+	for _, f := range findings {
+		if f.Kind == "" {
+			f.Kind = lint.KindLint
+		}
+		if f.Count > 0 { // merged already
+			out = append(out, f)
+			fresh = append(fresh, false)
+			continue
+		}
+		k := key{f.Kind, f.Severity, f.Position, f.Message}
+		i, seen := at[k]
+		if !seen {
+			at[k] = len(out)
+			f.Examples = slices.Clone(f.Examples)
+			out = append(out, f)
+			fresh = append(fresh, true)
+			continue
+		}
+		for _, ex := range f.Examples {
+			if !slices.Contains(out[i].Examples, ex) {
+				out[i].Examples = append(out[i].Examples, ex)
+			}
+		}
+	}
+	for i := range out {
+		f := &out[i]
+		if !fresh[i] || len(f.Examples) == 0 {
+			continue
+		}
+		slices.Sort(f.Examples)
+		f.Count = len(f.Examples)
+		f.Message = withExamples(f.Message, f.Examples)
+	}
+	return out
+}
+
+// withExamples names the examples that hit a problem in its message.
+func withExamples(msg string, examples []string) string {
+	if len(examples) == 1 {
+		return "example " + examples[0] + ": " + msg
+	}
+	const shown = 5
+	names := strings.Join(examples[:min(len(examples), shown)], ", ")
+	if len(examples) > shown {
+		names += fmt.Sprintf(" and %d more", len(examples)-shown)
+	}
+	return fmt.Sprintf("%s (in %d examples: %s)", msg, len(examples), names)
 }
 
 // GoldenDir is the folder of a working copy's golden files:
@@ -96,7 +172,7 @@ func ErrorFindings(err error) []lint.Finding {
 		if len(x.Hints) > 0 {
 			msg += " (" + strings.Join(x.Hints, "; ") + ")"
 		}
-		out = append(out, lint.Finding{Position: x.Position, Severity: lint.Error, Message: msg})
+		out = append(out, lint.Finding{Position: x.Position, Severity: lint.Error, Kind: lint.KindLint, Message: msg})
 	}
 	return out
 }

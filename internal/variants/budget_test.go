@@ -194,9 +194,31 @@ func TestBudgetPrefixIsStable(t *testing.T) {
 	for shared < len(a.Text) && shared < len(b.Text) && a.Text[shared] == b.Text[shared] {
 		shared++
 	}
-	notice := strings.Index(a.Text, "older memories not shown")
-	if notice < 0 || shared < strings.LastIndex(a.Text[:notice], "\n") {
-		t.Errorf("the prompts share %d bytes; they differ before the memories' notice at %d", shared, notice)
+	// The extra memories are the oldest, cut first: both prompts show the
+	// same memories, and differ only after the last of them, where the
+	// memories block says how many it leaves out.
+	cutMemories := false
+	for _, c := range a.Budget.Cuts {
+		cutMemories = cutMemories || (c.Name == "memories" && c.Items > 0)
+	}
+	var memories engine.Section
+	for _, s := range a.Sections {
+		if s.Name == "memories" {
+			memories = s
+		}
+	}
+	lastShown := -1
+	for _, m := range older {
+		first, _, _ := strings.Cut(strings.TrimSpace(m.(map[string]any)["content"].(string)), "\n")
+		if i := strings.LastIndex(a.Text[memories.Start:memories.End], first); i >= 0 {
+			lastShown = max(lastShown, memories.Start+i+len(first))
+		}
+	}
+	if !cutMemories || lastShown < 0 {
+		t.Fatalf("the example at 1000 tokens: memories cut %t, a memory shown %t", cutMemories, lastShown >= 0)
+	}
+	if shared < lastShown || shared >= memories.End {
+		t.Errorf("the prompts share %d bytes; they differ before the last memory shown (byte %d) or after the memories block (byte %d)", shared, lastShown, memories.End)
 	}
 	if a.Budget.StablePrefix == 0 || a.Budget.StablePrefix > len(a.Text) || !strings.HasPrefix(a.Text, a.Text[:a.Budget.StablePrefix]) {
 		t.Errorf("stable prefix %d", a.Budget.StablePrefix)

@@ -57,3 +57,35 @@ func testRefusals(t *testing.T, variant string, valid func() map[string]any, cas
 		})
 	}
 }
+
+// schemaDescription is the description of the schema node at ptr (a JSON
+// pointer into the schema document, not the input) of variant's input
+// schema: what error hints quote, so that a test holds the behaviour (the
+// hint is the field's description), not the words.
+func schemaDescription(t testing.TB, variant, ptr string) string {
+	t.Helper()
+	node, _ := schemaValue(t, variant, ptr).(map[string]any)
+	d, _ := node["description"].(string)
+	if d == "" {
+		t.Fatalf("%s schema: no description at %s", variant, ptr)
+	}
+	return d
+}
+
+// schemaValue is the value at ptr (a JSON pointer into the schema
+// document) of variant's input schema.
+func schemaValue(t testing.TB, variant, ptr string) any {
+	t.Helper()
+	var node any
+	if err := json.Unmarshal(fixture.Variant(t, variant).SchemaJSON(), &node); err != nil {
+		t.Fatal(err)
+	}
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		m, ok := node.(map[string]any)
+		if !ok {
+			t.Fatalf("%s schema: no %s", variant, ptr)
+		}
+		node = m[tok]
+	}
+	return node
+}

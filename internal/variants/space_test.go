@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +21,14 @@ import (
 	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
-// The admin instruction, as seed 001 writes it.
-const adminInstruction = `You are the admin agent for this space — human messages come to you first. You can:
-- Respond directly using sendSpaceMessage
-- Delegate to another agent using delegateToAgent(entityId) — your run will be silently canceled and the target agent will receive the original human message as their trigger
-- Mention another agent using sendSpaceMessage with mention — your message will appear in the space and the mentioned agent will be triggered
-- If no response is needed, simply do nothing — your run will complete silently
-`
+// The tests of this file hold the space variant's behaviour: which blocks a
+// prompt has, in which order, what of the input they show and which input
+// decides. The wording of the templates is held by the golden files of the
+// examples (testdata/golden/space/, one example per trigger, admin or not,
+// single- or multi-agent) and by the manifest's checks: an author who
+// rewords a block updates them with render test --update, and these tests
+// still pass. What they compare with the prompt is the input's own text,
+// the admin instruction as _admin.tmpl holds it, and the manifest's checks.
 
 // Triggers in YAML, one of each kind the seed describes.
 const (
@@ -66,86 +71,172 @@ func mustRenderSpace(t *testing.T, input string) *engine.Result {
 	return res
 }
 
+// spaceAdminInstruction is the admin instruction as the library writes it:
+// the partial _admin.tmpl, which takes nothing from the input.
+func spaceAdminInstruction(t testing.TB) string {
+	t.Helper()
+	b, err := fs.ReadFile(promptsmith.FS(), "templates/space/_admin.tmpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.TrimSpace(string(b))
+	if text == "" || strings.Contains(text, "{{") {
+		t.Fatalf("templates/space/_admin.tmpl is empty or runs actions: this test compares prompts with its text")
+	}
+	return text
+}
+
+// spaceConditionalRule is the text of the one manifest rule of kind
+// (forbid or require) that applies only to some inputs: the tool only the
+// admin of a multi-agent space may read, and the admin instruction's words
+// that such an admin must read.
+func spaceConditionalRule(t testing.TB, kind string) string {
+	t.Helper()
+	checks := fixture.Variant(t, "space").Manifest().Checks
+	rules := checks.Forbid
+	if kind == "require" {
+		rules = checks.Require
+	}
+	var texts []string
+	for _, r := range rules {
+		if r.When != "" {
+			texts = append(texts, r.Text)
+		}
+	}
+	if len(texts) != 1 {
+		t.Fatalf("the space manifest has %d conditional %s rules, want 1: %q", len(texts), kind, texts)
+	}
+	return texts[0]
+}
+
+// inOrder fails t unless text holds each of items, each after the one
+// before it.
+func inOrder(t *testing.T, what, text string, items ...string) {
+	t.Helper()
+	at := 0
+	for _, item := range items {
+		i := strings.Index(text[at:], item)
+		if i < 0 {
+			t.Errorf("%s: %q is missing, or not after %q:\n%s", what, item, text[:at], text)
+			return
+		}
+		at += i + len(item)
+	}
+}
+
+// lineWith returns the first line of text that holds s, or fails t.
+func lineWith(t *testing.T, text, s string) string {
+	t.Helper()
+	for line := range strings.Lines(text) {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	t.Errorf("no line holds %q:\n%s", s, text)
+	return ""
+}
+
+// TestSpaceTriggerBlocks: the trigger block shows what triggered the run,
+// as the input gives it (the message without its surrounding white space,
+// the mention's reason, the plan, the service and its payload on a line of
+// its own), between the members and the current time; the admin of a
+// multi-agent space reads the admin instruction inside it, after the
+// trigger's context and before the closing line, and every prompt passes
+// the manifest's checks (which require the closing sendSpaceMessage line).
 func TestSpaceTriggerBlocks(t *testing.T) {
+	admin := spaceAdminInstruction(t)
+	payloadLine := "\n" + `{"event":"ticket_created","ticketId":"PROJ-123","priority":"critical"}` + "\n"
+	message := []string{"Husam", `Engineering Ops`, "What's our Q4 budget status?"}
+	mention := []string{"Ops Agent", `Engineering Ops`, "Finance, can you pull the Q4 numbers?", "Need Q4 financial data for the weekly report"}
 	cases := []struct {
 		name         string
 		admin, multi bool
 		trigger      string
-		want         string
+		facts        []string // in this order
+		absent       []string
 	}{
-		{"message from a human", false, true, humanMessage,
-			"TRIGGER: This run was triggered by a message from Husam in \"Engineering Ops\":\n" +
-				"\"What's our Q4 budget status?\"\n\nUse sendSpaceMessage to respond when ready.\n"},
-		{"mention by an agent", false, true, agentMention,
-			"TRIGGER: This run was triggered by a message from Ops Agent (agent) in \"Engineering Ops\":\n" +
-				"\"Finance, can you pull the Q4 numbers?\"\n" +
-				"Mention reason: \"Need Q4 financial data for the weekly report\"\n\n" +
-				"Use sendSpaceMessage to respond when ready.\n"},
+		{"message from a human", false, true, humanMessage, message, []string{"Ops Agent"}},
+		{"mention by an agent", false, true, agentMention, mention, nil},
 		{"message text without its surrounding white space", false, false,
 			`{type: space_message, from: {name: Husam, kind: human}, message: "\n  Two lines:\n  budget and forecast \n"}`,
-			"TRIGGER: This run was triggered by a message from Husam in \"Engineering Ops\":\n" +
-				"\"Two lines:\n  budget and forecast\"\n\nUse sendSpaceMessage to respond when ready.\n"},
-		{"plan: the closing line follows directly", false, true, planTrigger,
-			"TRIGGER: This run was triggered by your scheduled plan \"Morning Report\".\n" +
-				"Use sendSpaceMessage to post updates to the relevant spaces.\n"},
-		{"service", false, true, jiraTrigger,
-			"TRIGGER: This run was triggered by service \"Jira\":\n" +
-				`{"event":"ticket_created","ticketId":"PROJ-123","priority":"critical"}` + "\n\n" +
-				"Use sendSpaceMessage to post updates or alerts to the relevant spaces.\n"},
-		{"message to the admin", true, true, humanMessage,
-			"TRIGGER: This run was triggered by a message from Husam in \"Engineering Ops\":\n" +
-				"\"What's our Q4 budget status?\"\n\n" + adminInstruction +
-				"\nUse sendSpaceMessage to respond when ready.\n"},
-		{"mention of the admin", true, true, agentMention,
-			"TRIGGER: This run was triggered by a message from Ops Agent (agent) in \"Engineering Ops\":\n" +
-				"\"Finance, can you pull the Q4 numbers?\"\n" +
-				"Mention reason: \"Need Q4 financial data for the weekly report\"\n\n" + adminInstruction +
-				"\nUse sendSpaceMessage to respond when ready.\n"},
-		{"plan for the admin: blank lines around the instruction", true, true, planTrigger,
-			"TRIGGER: This run was triggered by your scheduled plan \"Morning Report\".\n\n" + adminInstruction +
-				"\nUse sendSpaceMessage to post updates to the relevant spaces.\n"},
-		{"service for the admin", true, true, jiraTrigger,
-			"TRIGGER: This run was triggered by service \"Jira\":\n" +
-				`{"event":"ticket_created","ticketId":"PROJ-123","priority":"critical"}` + "\n\n" + adminInstruction +
-				"\nUse sendSpaceMessage to post updates or alerts to the relevant spaces.\n"},
-		{"plan for the admin of a single-agent space", true, false, planTrigger,
-			"TRIGGER: This run was triggered by your scheduled plan \"Morning Report\".\n" +
-				"Use sendSpaceMessage to post updates to the relevant spaces.\n"},
+			[]string{"Husam", "Two lines:\n  budget and forecast"}, []string{"\n  Two lines:", "forecast \n"}},
+		{"plan", false, true, planTrigger, []string{"Morning Report"}, nil},
+		{"service", false, true, jiraTrigger, []string{"Jira", payloadLine}, nil},
+		{"message to the admin", true, true, humanMessage, message, nil},
+		{"mention of the admin", true, true, agentMention, mention, nil},
+		{"plan for the admin", true, true, planTrigger, []string{"Morning Report"}, nil},
+		{"service for the admin", true, true, jiraTrigger, []string{"Jira", payloadLine}, nil},
+		{"plan for the admin of a single-agent space", true, false, planTrigger, []string{"Morning Report"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res := mustRenderSpace(t, spaceYAML(c.admin, c.multi, c.trigger))
-			if got := sectionText(res, "trigger"); got != c.want {
-				t.Errorf("TRIGGER block:\n%s\nwant:\n%s", got, c.want)
+			if !res.OK() {
+				t.Errorf("checks: %+v", res.Checks)
+			}
+			block := sectionText(res, "trigger")
+			want := c.facts
+			if c.admin && c.multi {
+				want = append(slices.Clone(want), admin)
+			}
+			inOrder(t, "trigger block", block, want...)
+			for _, s := range c.absent {
+				if strings.Contains(block, s) {
+					t.Errorf("trigger block holds %q:\n%s", s, block)
+				}
+			}
+			if i := strings.Index(block, admin); i >= 0 && strings.TrimSpace(block[i+len(admin):]) == "" {
+				t.Errorf("the admin instruction ends the block; the closing line must follow it:\n%s", block)
 			}
 			// The block stands between the members and the current time.
-			if !strings.Contains(res.Text, "- You (entity: ent-fin)\n\n"+c.want+"\nCURRENT TIME: 2026-03-02T09:00:00Z\n") {
-				t.Errorf("the TRIGGER block is out of place:\n%s", res.Text)
+			names := sectionNames(res)
+			if i := slices.Index(names, "trigger"); i < 1 || names[i-1] != "space" || i+1 >= len(names) || names[i+1] != "time" {
+				t.Errorf("the trigger block is out of place: sections %q", names)
 			}
 		})
 	}
 }
 
-// The seed's prompt from its first line to the TRIGGER line, members included.
-func TestSpaceHead(t *testing.T) {
-	res := mustRenderSpace(t, spaceYAML(false, true, humanMessage))
-	want := "You are Finance Agent.\nYou handle budgets.\n\n" +
-		"SPACE: \"Engineering Ops\"\nMEMBERS:\n" +
-		"- Husam (human)\n" +
-		"- Ops Agent (agent, entity: ent-ops) — handles deployments, incidents\n" +
-		"- You (entity: ent-fin)\n\n" +
-		"TRIGGER: "
-	if !strings.HasPrefix(res.Text, want) {
-		t.Errorf("prompt head:\n%s\nwant:\n%s", res.Text[:min(len(res.Text), len(want)+40)], want)
+// TestSpaceIdentityAndMembers: the prompt opens with the agent's name and
+// its system instruction (without its surrounding white space; an empty one
+// leaves its line out), then the space: its members in the input's order,
+// agents with their entity id and what they handle, humans without an
+// entity id, and the agent itself last, not by its name.
+func TestSpaceIdentityAndMembers(t *testing.T) {
+	in := strings.Replace(spaceYAML(false, true, humanMessage), "    - {name: Husam, kind: human}\n",
+		"    - {name: Husam, kind: human}\n    - {name: Lina, kind: human, entityId: ent-lina}\n", 1)
+	res := mustRenderSpace(t, in)
+	if res.Sections[0].Name != "identity" || res.Sections[1].Name != "space" {
+		t.Fatalf("sections %q, want identity, then space", sectionNames(res))
 	}
-	// No system instruction: its line is left out.
-	res = mustRenderSpace(t, strings.Replace(spaceYAML(false, false, planTrigger), "systemInstruction: You handle budgets., ", "", 1))
-	if !strings.HasPrefix(res.Text, "You are Finance Agent.\n\nSPACE: \"Engineering Ops\"\n") {
-		t.Errorf("without an instruction:\n%s", res.Text)
+	identity := sectionText(res, "identity")
+	inOrder(t, "identity", identity, "Finance Agent", "You handle budgets.")
+	for _, instruction := range []string{`""`, `"  \n"`} {
+		other := mustRenderSpace(t, strings.Replace(in, "systemInstruction: You handle budgets.,", "systemInstruction: "+instruction+",", 1))
+		if got, want := sectionText(other, "identity"), strings.Replace(identity, "You handle budgets.\n", "", 1); got != want {
+			t.Errorf("instruction %q: identity\n%q\nwant it without the instruction's line\n%q", instruction, got, want)
+		}
+	}
+
+	space := sectionText(res, "space")
+	inOrder(t, "space", space, "Engineering Ops", "Husam", "Lina", "Ops Agent", "ent-fin")
+	if ops := lineWith(t, space, "Ops Agent"); !strings.Contains(ops, "ent-ops") || !strings.Contains(ops, "handles deployments, incidents") {
+		t.Errorf("an agent member's line lacks its entity id or description: %q", ops)
+	}
+	if strings.Contains(space, "ent-lina") {
+		t.Errorf("a human member's entity id is shown:\n%s", space)
+	}
+	lines := strings.Split(strings.TrimSpace(space), "\n")
+	if last := lines[len(lines)-1]; !strings.Contains(last, "ent-fin") {
+		t.Errorf("the agent itself is not the last member: %q", last)
+	}
+	if strings.Contains(space, "Finance Agent") {
+		t.Errorf("the agent is listed among the members by its name:\n%s", space)
 	}
 }
 
 func TestSpaceAdminInstructionOnlyForTheAdminOfAMultiAgentSpace(t *testing.T) {
+	adminInstruction, tool := spaceAdminInstruction(t), spaceConditionalRule(t, "forbid")
 	for _, trigger := range []string{humanMessage, agentMention, planTrigger, jiraTrigger} {
 		for _, admin := range []bool{false, true} {
 			for _, multi := range []bool{false, true} {
@@ -159,8 +250,8 @@ func TestSpaceAdminInstructionOnlyForTheAdminOfAMultiAgentSpace(t *testing.T) {
 					if got := strings.Contains(res.Text, adminInstruction); got != want {
 						t.Errorf("admin instruction present: %t, want %t\n%s", got, want, res.Text)
 					}
-					if got := strings.Contains(res.Text, "delegateToAgent"); got != want {
-						t.Errorf("delegateToAgent present: %t, want %t", got, want)
+					if got := strings.Contains(res.Text, tool); got != want {
+						t.Errorf("%s present: %t, want %t", tool, got, want)
 					}
 					if !res.OK() {
 						t.Errorf("checks: %+v", res.Checks)
@@ -173,7 +264,7 @@ func TestSpaceAdminInstructionOnlyForTheAdminOfAMultiAgentSpace(t *testing.T) {
 	// wherever it is listed.
 	in := strings.Replace(spaceYAML(true, false, humanMessage), "    - {name: Husam, kind: human}\n",
 		"    - {name: Husam, kind: human}\n    - {name: Lina, kind: human, entityId: ent-lina}\n", 1)
-	if res := mustRenderSpace(t, in); strings.Contains(res.Text, "delegateToAgent") {
+	if res := mustRenderSpace(t, in); strings.Contains(res.Text, tool) {
 		t.Error("two humans and one agent got the admin instruction")
 	}
 	in = strings.Replace(spaceYAML(true, false, humanMessage), "trigger:",
@@ -210,17 +301,6 @@ func TestSpaceMemoriesFiftyNewestFirst(t *testing.T) {
 		}
 		return b.String()
 	}
-	expect := func(days ...int) string {
-		var b strings.Builder
-		b.WriteString("MEMORIES:\n")
-		for _, d := range days {
-			fmt.Fprintf(&b, "- Memory of day %d.\n", d)
-		}
-		if len(days) == 0 {
-			b.WriteString("- (none)\n")
-		}
-		return b.String()
-	}
 	countdown := func(from, to int) []int {
 		var out []int
 		for d := from; d >= to; d-- {
@@ -230,19 +310,29 @@ func TestSpaceMemoriesFiftyNewestFirst(t *testing.T) {
 	}
 	cases := []struct {
 		n    int
-		want string
+		want []int // the days shown, in order
 	}{
-		{61, expect(countdown(61, 12)...)},
-		{51, expect(countdown(51, 2)...)},
-		{50, expect(countdown(50, 1)...)},
-		{3, expect(3, 2, 1)},
-		{0, expect()},
+		{61, countdown(61, 12)},
+		{51, countdown(51, 2)},
+		{50, countdown(50, 1)},
+		{3, []int{3, 2, 1}},
+		{0, nil},
 	}
+	day := regexp.MustCompile(`Memory of day (\d+)\.`)
 	for _, c := range cases {
 		t.Run(fmt.Sprint(c.n), func(t *testing.T) {
 			res := mustRenderSpace(t, spaceYAML(false, false, planTrigger, memoriesYAML(c.n)))
-			if got := sectionText(res, "memories"); got != c.want {
-				t.Errorf("memories:\n%s\nwant:\n%s", got, c.want)
+			block := sectionText(res, "memories")
+			var got []int
+			for _, m := range day.FindAllStringSubmatch(block, -1) {
+				d, _ := strconv.Atoi(m[1])
+				got = append(got, d)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("memories shown: days %v, want %v\n%s", got, c.want, block)
+			}
+			if strings.TrimSpace(block) == "" {
+				t.Error("no memories block: it stays, saying there is nothing to show")
 			}
 		})
 	}
@@ -263,49 +353,64 @@ func TestSpacePayloadKeepsKeyOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			block := "TRIGGER: This run was triggered by service \"Jira\":\n" + want + "\n\n"
-			if !strings.Contains(res.Text, block) {
-				t.Errorf("payload:\n%s\nwant:\n%s", sectionText(res, "trigger"), block)
+			// The payload stands on a line of its own, compact, in the input's key order.
+			if block := sectionText(res, "trigger"); !strings.Contains(block, "\n"+want+"\n") {
+				t.Errorf("payload:\n%s\nwant the line:\n%s", block, want)
 			}
 		})
 	}
 }
 
+// TestSpaceConcurrentRunNotice: the notice of the agent's other active
+// runs is the last block, only when there are some, each run in the order
+// given with its trigger, status and how long ago it started or was queued.
 func TestSpaceConcurrentRunNotice(t *testing.T) {
-	const getMyRuns = "Use getMyRuns for full details if needed. Avoid duplicating work already in progress.\n"
 	cases := []struct {
 		name string
 		runs string
-		want string // the end of the prompt
+		want [][]string // per run, in order: what its line shows
 	}{
-		{"none", "otherActiveRuns: []", "PLANS (your scheduled triggers):\n- (none)\n"},
-		{"left out", "", "PLANS (your scheduled triggers):\n- (none)\n"},
+		{"none", "otherActiveRuns: []", nil},
+		{"left out", "", nil},
 		{"one", `otherActiveRuns: [{id: run-xyz, status: running, startedAt: "2026-03-02T08:59:30Z", trigger: {type: plan, name: Morning Report}}]`,
-			"PLANS (your scheduled triggers):\n- (none)\n\n" +
-				"⚠ You currently have 1 other active run:\n" +
-				"- run-xyz (plan: Morning Report, running, started 30s ago)\n" + getMyRuns},
+			[][]string{{"run-xyz", "plan", "Morning Report", "running", "30s ago"}}},
 		{"two, in the order given", `otherActiveRuns:
   - {id: run-b, status: pending, startedAt: "2026-03-02T08:58:00Z", trigger: {type: service, name: Jira}}
   - {id: run-a, status: running, startedAt: "2026-03-02T07:45:00+00:00", trigger: {type: space_message, name: Engineering Ops}}`,
-			"PLANS (your scheduled triggers):\n- (none)\n\n" +
-				"⚠ You currently have 2 other active runs:\n" +
-				"- run-b (service: Jira, pending, queued 2m ago)\n" +
-				"- run-a (space_message: Engineering Ops, running, started 1h 15m ago)\n" + getMyRuns},
+			[][]string{{"run-b", "service", "Jira", "pending", "2m ago"}, {"run-a", "space_message", "Engineering Ops", "running", "1h 15m ago"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res := mustRenderSpace(t, spaceYAML(false, true, humanMessage, c.runs))
-			if !strings.HasSuffix(res.Text, c.want) {
-				t.Errorf("prompt ends:\n%s\nwant:\n%s", res.Text[max(0, len(res.Text)-len(c.want)-20):], c.want)
+			block := sectionText(res, "runs")
+			if (block != "") != (c.want != nil) {
+				t.Fatalf("notice present: %t, want %t (sections %q)", block != "", c.want != nil, sectionNames(res))
 			}
-			hasRuns := strings.Contains(c.want, "⚠")
-			if strings.Contains(res.Text, "getMyRuns") != hasRuns || (sectionText(res, "runs") != "") != hasRuns {
-				t.Errorf("notice present: %t, want %t", strings.Contains(res.Text, "getMyRuns"), hasRuns)
+			if c.want == nil {
+				return
 			}
+			if last := res.Sections[len(res.Sections)-1]; last.Name != "runs" || last.End != len(res.Text) {
+				t.Errorf("the notice is not the last block: sections %q", sectionNames(res))
+			}
+			var ids []string
+			for _, run := range c.want {
+				ids = append(ids, run[0])
+				line := lineWith(t, block, run[0])
+				inOrder(t, "the line of run "+run[0], line, run...)
+			}
+			inOrder(t, "runs", block, ids...)
 		})
 	}
 }
 
+// TestSpaceSharedContext: after the trigger come the current time (in
+// UTC), the active goals (completed ones left out; high, then medium, then
+// low priority, each priority in the input's order), the memories (newest
+// first), the pending and running plans (soonest next run first, those
+// without one last, each with its next run in UTC and the time to it) and
+// the notice of other runs; further lines of a text are indented under
+// their item. With nothing to show, the goals, memories and plans blocks
+// stay, and the notice goes.
 func TestSpaceSharedContext(t *testing.T) {
 	context := `goals:
   - {title: Archive invoices, priority: low}
@@ -327,41 +432,59 @@ plans:
   - {name: Gone, status: cancelled}
 otherActiveRuns: [{id: run-xyz, status: running, startedAt: "2026-03-02T08:59:30Z", trigger: {type: plan, name: Morning Report}}]`
 	res := mustRenderSpace(t, spaceYAML(false, true, humanMessage, context))
-	want := "Use sendSpaceMessage to respond when ready.\n\n" +
-		"CURRENT TIME: 2026-03-02T09:00:00Z\n\n" +
-		"GOALS:\n" +
-		"- [high] Close Q4\n" +
-		"- [high] Flag big expenses\n" +
-		"- [medium] Cloud report — monthly,\n  by team\n" +
-		"- [low] Archive invoices\n\n" +
-		"MEMORIES:\n" +
-		"- Newer,\n  on two lines.\n" +
-		"- Older.\n\n" +
-		"PLANS (your scheduled triggers):\n" +
-		"- Late (pending, next run 2026-03-02T08:55:00Z, 5m ago)\n" +
-		"- Morning Report (running, next run 2026-03-03T07:00:00Z, in 22h)\n" +
-		"- Digest (pending, next run 2026-03-06T16:00:00Z, in 4d 7h)\n" +
-		"- Adhoc (running, no next run scheduled)\n\n" +
-		"⚠ You currently have 1 other active run:\n"
-	if !strings.Contains(res.Text, want) {
-		t.Errorf("shared context:\n%s\nwant:\n%s", res.Text, want)
+	if got, want := sectionNames(res), fixture.Variant(t, "space").Manifest().Sections; !slices.Equal(got, want) {
+		t.Errorf("sections %q, want every section of the manifest, in its order: %q", got, want)
 	}
-	var names []string
-	for _, s := range res.Sections {
-		names = append(names, s.Name)
+	if !strings.Contains(sectionText(res, "time"), "2026-03-02T09:00:00Z") {
+		t.Errorf("current time:\n%s", sectionText(res, "time"))
 	}
-	if got := strings.Join(names, " "); got != "identity space trigger time goals memories plans runs" {
-		t.Errorf("sections: %s", got)
+	absent := func(what, block string, words ...string) {
+		t.Helper()
+		for _, w := range words {
+			if regexp.MustCompile(`\b` + regexp.QuoteMeta(w) + `\b`).MatchString(block) {
+				t.Errorf("%s shows %q:\n%s", what, w, block)
+			}
+		}
+	}
+	indented := regexp.MustCompile(`\n[ \t]+`)
+	goals := sectionText(res, "goals")
+	inOrder(t, "goals", goals, "Close Q4", "Flag big expenses", "Cloud report", "Archive invoices")
+	absent("goals", goals, "Close Q3", "Payroll move")
+	if !regexp.MustCompile(`monthly,` + indented.String() + `by team`).MatchString(goals) {
+		t.Errorf("the second line of a goal's description is not indented under it:\n%s", goals)
+	}
+	memories := sectionText(res, "memories")
+	inOrder(t, "memories", memories, "Newer,", "Older.")
+	if !regexp.MustCompile(`Newer,` + indented.String() + `on two lines\.`).MatchString(memories) {
+		t.Errorf("the second line of a memory is not indented under it:\n%s", memories)
+	}
+	plans := sectionText(res, "plans")
+	inOrder(t, "plans", plans, "Late", "Morning Report", "Digest", "Adhoc")
+	absent("plans", plans, "Done", "Broken", "Gone")
+	for plan, shown := range map[string][]string{
+		"Late":           {"2026-03-02T08:55:00Z", "5m ago"},
+		"Morning Report": {"2026-03-03T07:00:00Z", "in 22h"},
+		"Digest":         {"2026-03-06T16:00:00Z", "in 4d 7h"},
+	} {
+		inOrder(t, "the line of plan "+plan, lineWith(t, plans, plan), shown...)
+	}
+	if line := lineWith(t, plans, "Adhoc"); regexp.MustCompile(`\d`).MatchString(line) {
+		t.Errorf("a plan without a next run shows a time: %q", line)
+	}
+	if !strings.Contains(sectionText(res, "runs"), "run-xyz") {
+		t.Errorf("no notice of the other run: sections %q", sectionNames(res))
 	}
 
-	// Nothing to show: the blocks stay, each saying so.
+	// Nothing to show: the blocks stay, and the notice goes.
 	res = mustRenderSpace(t, spaceYAML(false, true, humanMessage,
 		"goals: [{title: Close Q3, priority: high, status: completed}]",
 		"plans: [{name: Done, status: completed}]"))
-	want = "GOALS:\n- (none)\n\nMEMORIES:\n- (none)\n\nPLANS (your scheduled triggers):\n- (none)\n"
-	if !strings.HasSuffix(res.Text, "CURRENT TIME: 2026-03-02T09:00:00Z\n\n"+want) {
-		t.Errorf("empty context:\n%s", res.Text)
+	want := slices.DeleteFunc(slices.Clone(fixture.Variant(t, "space").Manifest().Sections), func(s string) bool { return s == "runs" })
+	if got := sectionNames(res); !slices.Equal(got, want) {
+		t.Errorf("empty context: sections %q, want %q", got, want)
 	}
+	absent("goals", sectionText(res, "goals"), "Close Q3")
+	absent("plans", sectionText(res, "plans"), "Done")
 }
 
 func TestSpaceRefusals(t *testing.T) {
@@ -408,28 +531,32 @@ func TestSpaceRefusals(t *testing.T) {
 	if msg := err.Error(); !strings.Contains(msg, `"space_message", "plan", "service"`) || !strings.Contains(msg, `got "webhook"`) {
 		t.Errorf("hints for a bad trigger type: %s", msg)
 	}
+	// A field of another trigger: the hint is the field's description in the schema.
 	_, err = renderSpace(t, valid(`{type: plan, planName: P, payload: {a: 1}}`))
-	if msg := err.Error(); !strings.Contains(msg, "hint: this field is: service only") {
-		t.Errorf("hints for a field of another trigger: %s", msg)
+	if msg, d := err.Error(), schemaDescription(t, "space", "/properties/trigger/properties/payload"); !strings.Contains(msg, "hint: this field is: "+d) {
+		t.Errorf("hints for a field of another trigger: %s\nwant the description %q", msg, d)
 	}
 }
 
 // The manifest's checks hold the seed's rule on every render, whatever the
-// templates say: a working copy whose template always gives the admin
-// instruction renders no prompt for a non-admin or a single-agent space.
+// templates say: a working copy whose templates give every agent the admin
+// instruction renders no prompt for a non-admin or a single-agent space,
+// and one whose admin instruction is empty none for the admin of a
+// multi-agent space.
 func TestSpaceCheckKeepsDelegateToAgentFromNonAdmins(t *testing.T) {
+	tool, adminWords := spaceConditionalRule(t, "forbid"), spaceConditionalRule(t, "require")
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, promptsmith.FS()); err != nil {
 		t.Fatal(err)
 	}
-	edit := func(file, old, new string) {
+	write := func(file string, edit func(string) string) {
 		t.Helper()
 		p := filepath.Join(dir, "templates", "space", file)
 		b, err := os.ReadFile(p)
-		if err != nil || !strings.Contains(string(b), old) {
-			t.Fatalf("%s has no %q (%v)", p, old, err)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		if err := os.WriteFile(p, []byte(edit(string(b))), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -445,8 +572,9 @@ func TestSpaceCheckKeepsDelegateToAgentFromNonAdmins(t *testing.T) {
 		return lib.Render(context.Background(), "space", engine.Input{Name: "input.yaml", Data: []byte(input)})
 	}
 
-	// A broken admin condition: every agent is told about delegateToAgent.
-	edit("trigger.md.tmpl", "{{ if $admin }}", "{{ if true }}")
+	// A broken admin condition: every agent is told about the admin's tool.
+	identity, _ := fs.ReadFile(promptsmith.FS(), "templates/space/identity.md.tmpl")
+	write("identity.md.tmpl", func(s string) string { return s + "{{ template \"_admin.tmpl\" }}\n" })
 	lib := load()
 	for _, c := range []struct {
 		name         string
@@ -454,11 +582,11 @@ func TestSpaceCheckKeepsDelegateToAgentFromNonAdmins(t *testing.T) {
 	}{{"non-admin", false, true}, {"admin of a single-agent space", true, false}, {"single agent", false, false}} {
 		res, err := render(lib, spaceYAML(c.admin, c.multi, humanMessage))
 		e := engine.AsError(err)
-		if e == nil || e.Kind != engine.KindCheck || !strings.Contains(e.Reason, `forbid "delegateToAgent": found at line`) {
+		if e == nil || e.Kind != engine.KindCheck || !strings.Contains(e.Reason, fmt.Sprintf("forbid %q: found at line", tool)) {
 			t.Errorf("%s: got %v, want a failed check", c.name, err)
 			continue
 		}
-		if res == nil || res.OK() || !strings.Contains(res.Text, "delegateToAgent") {
+		if res == nil || res.OK() || !strings.Contains(res.Text, tool) {
 			t.Errorf("%s: a failed check returns the Result that failed it", c.name)
 		}
 	}
@@ -467,9 +595,10 @@ func TestSpaceCheckKeepsDelegateToAgentFromNonAdmins(t *testing.T) {
 	}
 
 	// The other half: the admin of a multi-agent space must get the instruction.
-	edit("trigger.md.tmpl", "{{ if true }}", "{{ if false }}")
+	write("identity.md.tmpl", func(string) string { return string(identity) })
+	write("_admin.tmpl", func(string) string { return "" })
 	_, err := render(load(), spaceYAML(true, true, planTrigger))
-	if e := engine.AsError(err); e == nil || e.Kind != engine.KindCheck || !strings.Contains(e.Reason, `require "You are the admin agent for this space"`) {
+	if e := engine.AsError(err); e == nil || e.Kind != engine.KindCheck || !strings.Contains(e.Reason, fmt.Sprintf("require %q", adminWords)) {
 		t.Errorf("admin without the instruction: got %v, want a failed check", err)
 	}
 }

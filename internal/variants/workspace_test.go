@@ -2,6 +2,7 @@ package variants_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,10 +109,6 @@ func TestWorkspaceParentContext(t *testing.T) {
 			in := workspaceInput()
 			c.change(in)
 			res := mustRenderWorkspace(t, in)
-			has := strings.Contains(res.Text, "## Parent Context")
-			if has != c.want {
-				t.Fatalf("## Parent Context present: %v, want %v\n%s", has, c.want, res.Text)
-			}
 			if got := sectionText(res, "parent_context") != ""; got != c.want {
 				t.Errorf("section parent_context kept: %v, want %v (sections %q)", got, c.want, sectionNames(res))
 			}
@@ -126,42 +123,80 @@ func TestWorkspaceParentContext(t *testing.T) {
 }
 
 // TestWorkspaceSharedFilesOrder: files come in the parent's shared_context
-// order (not sorted), each under ### {file} inside ## Parent Context, and a
-// blank one is left out.
+// order (not sorted), each under a heading of its own, one level below the
+// section's, naming the file, and followed by its content without the
+// white space at its end; a blank one is left out. The section names the
+// parent.
 func TestWorkspaceSharedFilesOrder(t *testing.T) {
+	files := [][2]string{
+		{"zz-conventions.md", "Conventions body.\n\n\n"},
+		{"empty.md", "\n"},
+		{"architecture.md", "Architecture body."},
+		{"api/schema.md", "```yaml\nopenapi: 3.1.0\n```\n"},
+	}
+	var shared []any
+	for _, f := range files {
+		shared = append(shared, map[string]any{"file": f[0], "content": f[1]})
+	}
 	in := workspaceInput()
-	fixture.Set(in, "parent/shared_context", []any{
-		map[string]any{"file": "zz-conventions.md", "content": "Conventions body.\n\n\n"},
-		map[string]any{"file": "empty.md", "content": "\n"},
-		map[string]any{"file": "architecture.md", "content": "Architecture body."},
-		map[string]any{"file": "api/schema.md", "content": "```yaml\nopenapi: 3.1.0\n```\n"},
-	})
+	fixture.Set(in, "parent/shared_context", shared)
 	res := mustRenderWorkspace(t, in)
-	var under []string
-	for _, h := range res.Outline {
-		if h.Level == 3 && strings.HasPrefix(h.Path, "Parent Context > ") {
-			under = append(under, h.Text)
+	var section engine.Section
+	for _, s := range res.Sections {
+		if s.Name == "parent_context" {
+			section = s
 		}
 	}
-	if want := "zz-conventions.md|architecture.md|api/schema.md"; strings.Join(under, "|") != want {
-		t.Fatalf("### headings under Parent Context %q, want %q", under, want)
+	var headings []engine.Heading
+	for _, h := range res.Outline {
+		if h.Offset >= section.Start && h.Offset < section.End {
+			headings = append(headings, h)
+		}
 	}
-	want := "\n\n## Parent Context\n\n" +
-		"Your parent workspace, Developer PM (`developer-pm`), shares these files with its team: its project knowledge, such as architecture, conventions and API schemas. Rely on them in your work. Where they conflict with your own instructions above, follow your own instructions and point out the conflict to your parent.\n\n" +
-		"### zz-conventions.md\n\nConventions body.\n\n" +
-		"### architecture.md\n\nArchitecture body.\n\n" +
-		"### api/schema.md\n\n```yaml\nopenapi: 3.1.0\n```"
-	if got := sectionText(res, "parent_context"); got != want {
-		t.Errorf("parent context section\n got %q\nwant %q", got, want)
+	if len(headings) != 4 {
+		t.Fatalf("headings in the parent context section: %+v, want the section's and one per file with content", headings)
 	}
-	// Sections follow the seed's assembly order.
-	if got, want := strings.Join(sectionNames(res), " "), "prompt_files parent_context skills peers approval delegation_failure"; got != want {
-		t.Errorf("sections %q, want %q", got, want)
+	kept := []int{0, 2, 3}
+	for i, h := range headings[1:] {
+		f := files[kept[i]]
+		if h.Text != f[0] || h.Level != headings[0].Level+1 {
+			t.Errorf("heading %d: %q at level %d, want %q at level %d", i+1, h.Text, h.Level, f[0], headings[0].Level+1)
+		}
+		end := section.End
+		if i+2 < len(headings) {
+			end = headings[i+2].Offset
+		}
+		_, body, _ := strings.Cut(res.Text[h.Offset:end], "\n")
+		if got, want := strings.TrimLeft(body, "\n"), strings.TrimRight(f[1], " \t\n"); strings.TrimRight(got, "\n") != want {
+			t.Errorf("under %s: %q, want the file's content %q", f[0], got, want)
+		}
+	}
+	intro := res.Text[headings[0].Offset:headings[1].Offset]
+	if !strings.Contains(intro, "Developer PM") || !strings.Contains(intro, "developer-pm") {
+		t.Errorf("the section does not name the parent:\n%s", intro)
+	}
+	// Sections follow the seed's assembly order, the manifest's; those the
+	// input has something for are there.
+	got, order := sectionNames(res), fixture.Variant(t, "workspace").Manifest().Sections
+	i := 0
+	for _, name := range got {
+		for i < len(order) && order[i] != name {
+			i++
+		}
+	}
+	if i == len(order) {
+		t.Errorf("sections %q are not in the manifest's order %q", got, order)
+	}
+	for _, name := range []string{"prompt_files", "parent_context", "skills", "peers", "approval", "delegation_failure"} {
+		if !slices.Contains(got, name) {
+			t.Errorf("no section %s: sections %q", name, got)
+		}
 	}
 }
 
 // TestWorkspaceSkillFrontmatter: a skill is its SKILL.md without the
-// frontmatter, in config order.
+// frontmatter, in config order: a skill given with a frontmatter gives the
+// prompt its body alone gives.
 func TestWorkspaceSkillFrontmatter(t *testing.T) {
 	cases := []struct{ name, skillMD, body string }{
 		{"frontmatter", "---\nname: lint\ndescription: Lints the code\ntags: [go]\n---\nRun the linter.\n", "Run the linter.\n"},
@@ -171,17 +206,24 @@ func TestWorkspaceSkillFrontmatter(t *testing.T) {
 		{"frontmatter only", "---\nname: lint\n---\n", ""},
 		{"a rule that is not at the start", "\n---\nname: lint\n---\nbody\n", "\n---\nname: lint\n---\nbody\n"},
 	}
+	render := func(skillMD string) *engine.Result {
+		in := workspaceInput()
+		in["skills"] = []any{
+			map[string]any{"name": "first", "skill_md": "First.\n"},
+			map[string]any{"name": "lint", "skill_md": skillMD},
+		}
+		return mustRenderWorkspace(t, in)
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in := workspaceInput()
-			in["skills"] = []any{
-				map[string]any{"name": "first", "skill_md": "First.\n"},
-				map[string]any{"name": "lint", "skill_md": c.skillMD},
+			res, bodyOnly := render(c.skillMD), render(c.body)
+			if res.Text != bodyOnly.Text {
+				t.Fatalf("skills section\n got %q\nwant %q, what the body alone gives", sectionText(res, "skills"), sectionText(bodyOnly, "skills"))
 			}
-			res := mustRenderWorkspace(t, in)
-			want := "\n\n## Skill: first\nFirst.\n" + "\n\n## Skill: lint\n" + c.body
-			if got := sectionText(res, "skills"); got != want {
-				t.Fatalf("skills section\n got %q\nwant %q", got, want)
+			skills := sectionText(res, "skills")
+			inOrder(t, "skills", skills, "first", "First.\n", "lint", c.body)
+			if !strings.HasSuffix(skills, "\n"+c.body) {
+				t.Errorf("the body is not the end of the skills section: %q", skills)
 			}
 			if strings.Contains(c.body, "name: lint") != strings.Contains(res.Text, "name: lint") {
 				t.Errorf("frontmatter left in the prompt:\n%s", res.Text)
@@ -190,88 +232,119 @@ func TestWorkspaceSkillFrontmatter(t *testing.T) {
 	}
 }
 
-// TestWorkspaceApproval: every workspace gets the four triggers; a root is
-// told it is the root and goes to the human, a child goes to its parent.
+// TestWorkspaceApproval: every workspace gets the approval section. A
+// child's requests go to its parent, named by its name and id (by its id
+// alone when it has no name), whether or not it is online; a root's go to
+// the human, and it names no parent. A workspace with sub-workspaces gets
+// a subsection on their requests. The settings show as given: the cost
+// threshold with its currency (USD by default), authorized actions,
+// further triggers, and the schema's default destructive examples unless
+// the input gives others (none: no examples).
 func TestWorkspaceApproval(t *testing.T) {
-	const (
-		rootText   = "You, Frontend Agent, are the root workspace: no workspace is above you."
-		toHuman    = "go to the human user: pause the task and surface the request on the canvas"
-		toParent   = "2. Send an approval request up to your parent workspace, Developer PM (`developer-pm`), over A2A"
-		rootRelays = "when it reaches the root workspace, the root surfaces it to the human user on the canvas"
-		subsHeader = "### Requests from Your Sub-Workspaces"
-	)
-	cases := []struct {
-		name      string
-		change    func(map[string]any)
-		contains  []string
-		forbidden []string
-	}{
-		{"child", func(m map[string]any) {},
-			[]string{toParent, rootRelays, "If your parent cannot be reached, keep the action paused"},
-			[]string{"are the root workspace", subsHeader}},
-		{"child, parent offline", func(m map[string]any) { fixture.Set(m, "parent/offline", true) },
-			[]string{toParent, rootRelays}, []string{"are the root workspace"}},
-		{"child, parent without a name", func(m map[string]any) { fixture.Set(m, "parent/name", nil) },
-			[]string{"2. Send an approval request up to your parent workspace, `developer-pm`, over A2A"}, []string{"Developer PM"}},
-		{"root", func(m map[string]any) { delete(m, "parent") },
-			[]string{rootText, toHuman, "Do not take the action, or any part of it, until the human approves."},
-			[]string{"Send an approval request up to your parent", "escalated", subsHeader}},
-		{"root with sub-workspaces", func(m map[string]any) {
-			delete(m, "parent")
-			fixture.Set(m, "workspace/has_sub_workspaces", true)
-		}, []string{rootText, "Approval requests, your own and those your sub-workspaces escalate to you, go to the human user",
-			subsHeader, "Escalate everything else to the human user on the canvas"},
-			[]string{"to your parent"}},
-		{"child with sub-workspaces", func(m map[string]any) { fixture.Set(m, "workspace/has_sub_workspaces", true) },
-			[]string{toParent, subsHeader, "Escalate everything else to your parent with the sub-workspace's request unchanged"},
-			[]string{"are the root workspace"}},
-		{"cost threshold", func(m map[string]any) {
-			m["approval"] = map[string]any{"cost_threshold": map[string]any{"amount": 50}}
-		}, []string{"- **Above the cost threshold**: it is expected to cost more than 50 USD"}, []string{"No cost threshold"}},
-		{"cost threshold in EUR with cents", func(m map[string]any) {
-			m["approval"] = map[string]any{"cost_threshold": map[string]any{"amount": 12.5, "currency": "EUR"}}
-		}, []string{"cost more than 12.5 EUR"}, nil},
-		{"authorized actions and more triggers", func(m map[string]any) {
-			m["approval"] = map[string]any{
-				"authorized_actions":   []any{"Deploy to staging"},
-				"destructive_examples": []any{},
-				"additional_triggers":  []any{"Anything that emails customers"},
-			}
-		}, []string{
-			"- **Destructive**: it deletes or overwrites data or removes infrastructure.\n",
-			"These actions are authorized and need no approval unless another item of this list applies:\n  - Deploy to staging\n",
-			"- **First-time**: you have not taken this kind of action before in this workspace.\n- Anything that emails customers\n",
-		}, []string{"for example"}},
+	approval := func(change func(map[string]any)) (string, *engine.Result) {
+		t.Helper()
+		in := workspaceInput()
+		change(in)
+		res := mustRenderWorkspace(t, in)
+		if !res.OK() {
+			t.Errorf("checks: %+v", res.Checks)
+		}
+		text := sectionText(res, "approval")
+		if text == "" {
+			t.Fatalf("no approval section: sections %q", sectionNames(res))
+		}
+		return text, res
 	}
-	triggers := []string{"- **Destructive**:", "- **Not authorized**: your instructions above do not explicitly authorize it.", "- **First-time**:"}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			in := workspaceInput()
-			c.change(in)
-			res := mustRenderWorkspace(t, in)
-			text := sectionText(res, "approval")
-			if !strings.HasPrefix(text, "\n\n## Human-in-the-Loop Approval\n") {
-				t.Fatalf("no approval section: sections %q", sectionNames(res))
+	subsections := func(res *engine.Result) int {
+		var s engine.Section
+		for _, sec := range res.Sections {
+			if sec.Name == "approval" {
+				s = sec
 			}
-			if !strings.Contains(text, "- **Above the cost threshold**:") && !strings.Contains(text, "- **Costly**:") {
-				t.Error("no cost trigger")
-			}
-			for _, s := range append(triggers, c.contains...) {
-				if !strings.Contains(text, s) {
-					t.Errorf("approval section lacks %q:\n%s", s, text)
+		}
+		top, n := 0, 0
+		for _, h := range res.Outline {
+			if h.Offset >= s.Start && h.Offset < s.End {
+				if top == 0 {
+					top = h.Level
+				} else if h.Level == top+1 {
+					n++
 				}
 			}
-			for _, s := range c.forbidden {
-				if strings.Contains(text, s) {
-					t.Errorf("approval section has %q:\n%s", s, text)
-				}
-			}
-		})
+		}
+		return n
+	}
+	root := func(m map[string]any) { delete(m, "parent") }
+	subs := func(m map[string]any) { fixture.Set(m, "workspace/has_sub_workspaces", true) }
+
+	child, childRes := approval(func(map[string]any) {})
+	inOrder(t, "a child's approval", child, "Developer PM", "developer-pm")
+	if offline, _ := approval(func(m map[string]any) { fixture.Set(m, "parent/offline", true) }); offline != child {
+		t.Errorf("an offline parent changed the approval section:\n%s", offline)
+	}
+	if unnamed, _ := approval(func(m map[string]any) { fixture.Set(m, "parent/name", nil) }); !strings.Contains(unnamed, "developer-pm") || strings.Contains(unnamed, "Developer PM") {
+		t.Errorf("a parent without a name:\n%s", unnamed)
+	}
+	rootText, rootRes := approval(root)
+	if strings.Contains(rootText, "developer-pm") || strings.Contains(rootText, "Developer PM") || rootText == child {
+		t.Errorf("a root's approval names a parent, or is a child's:\n%s", rootText)
+	}
+	if !strings.Contains(rootText, "Frontend Agent") {
+		t.Errorf("a root is not told it is the root under its name:\n%s", rootText)
+	}
+	for name, base := range map[string]*engine.Result{"child": childRes, "root": rootRes} {
+		change := subs
+		if name == "root" {
+			change = func(m map[string]any) { root(m); subs(m) }
+		}
+		if _, res := approval(change); subsections(res) != subsections(base)+1 {
+			t.Errorf("%s with sub-workspaces: %d subsections, want one more than without (%d)", name, subsections(res), subsections(base))
+		}
+	}
+
+	threshold, _ := approval(func(m map[string]any) {
+		m["approval"] = map[string]any{"cost_threshold": map[string]any{"amount": 50}}
+	})
+	inOrder(t, "cost threshold", threshold, "50 USD")
+	threshold, _ = approval(func(m map[string]any) {
+		m["approval"] = map[string]any{"cost_threshold": map[string]any{"amount": 12.5, "currency": "EUR"}}
+	})
+	inOrder(t, "cost threshold in EUR", threshold, "12.5 EUR")
+	if threshold == child {
+		t.Error("a cost threshold changes nothing")
+	}
+
+	defaults, _ := schemaValue(t, "workspace", "/properties/approval/properties/destructive_examples/default").([]any)
+	if len(defaults) == 0 {
+		t.Fatal("the schema gives no default destructive examples")
+	}
+	for _, ex := range defaults {
+		if !strings.Contains(child, ex.(string)) {
+			t.Errorf("the default destructive example %q is not shown", ex)
+		}
+	}
+	custom, _ := approval(func(m map[string]any) {
+		m["approval"] = map[string]any{
+			"authorized_actions":   []any{"Deploy to staging"},
+			"destructive_examples": []any{},
+			"additional_triggers":  []any{"Anything that emails customers"},
+		}
+	})
+	for _, ex := range defaults {
+		if strings.Contains(custom, ex.(string)) {
+			t.Errorf("no destructive examples given, but %q is shown", ex)
+		}
+	}
+	for _, s := range []string{"Deploy to staging", "Anything that emails customers"} {
+		if !strings.Contains(custom, s) || strings.Contains(child, s) {
+			t.Errorf("%q shown: %t, want only where the input gives it", s, strings.Contains(custom, s))
+		}
 	}
 }
 
 // TestWorkspaceDelegationFailureLast: section 6 is appended to every prompt,
-// as the last section, unchanged by the input.
+// as the last section, unchanged by the input; it holds the prompt's last
+// top-level heading.
 func TestWorkspaceDelegationFailureLast(t *testing.T) {
 	lib, v := fixture.Library(t), fixture.Variant(t, "workspace")
 	var fixed string
@@ -291,10 +364,14 @@ func TestWorkspaceDelegationFailureLast(t *testing.T) {
 		} else if text != fixed {
 			t.Errorf("%s: the delegation failure section depends on the input", ex)
 		}
-	}
-	for _, s := range []string{"\n\n## Delegation Failure Handling\n", "offline", "times out", "unusable work", "### Retries", "### Never Drop a Sub-Task", "### Reporting to Your Caller"} {
-		if !strings.Contains(fixed, s) {
-			t.Errorf("the delegation failure section lacks %q", s)
+		top := -1
+		for i, h := range res.Outline {
+			if h.Level <= 2 {
+				top = i
+			}
+		}
+		if top < 0 || res.Outline[top].Offset < last.Start {
+			t.Errorf("%s: the delegation failure section has no heading of its own", ex)
 		}
 	}
 }
@@ -368,7 +445,7 @@ func TestWorkspaceErrorPosition(t *testing.T) {
 	if e == nil || e.Field != "/peers/1/name" || e.Position != "pm.yaml:7:5" {
 		t.Fatalf("got %#v, want /peers/1/name at pm.yaml:7:5", e)
 	}
-	if msg := e.Error(); !strings.Contains(msg, `add "name": The peer's name`) {
-		t.Errorf("the hint does not quote the schema's description: %s", msg)
+	if msg, d := e.Error(), schemaDescription(t, "workspace", "/properties/peers/items/properties/name"); !strings.Contains(msg, `add "name": `+d) {
+		t.Errorf("the hint does not quote the schema's description %q: %s", d, msg)
 	}
 }

@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// mistake is an author's mistake in a library and what its error must say:
+// the position where the author acts, and phrases of the reason and hints.
+type mistake struct {
+	name   string
+	change func(fstest.MapFS)
+	input  string // rendered when the library loads; "" renders nothing
+	pos    string
+	reason []string
+	hints  []string
+}
+
+// check loads the changed library and renders the input, and holds the
+// first error to the mistake's position and phrases.
+func (m mistake) check(t *testing.T, fsys fstest.MapFS, variant string) {
+	t.Helper()
+	if m.change != nil {
+		m.change(fsys)
+	}
+	lib, err := LoadStrict(fsys)
+	if err == nil && m.input != "" {
+		_, err = lib.Render(context.Background(), variant, Input{Name: "in.yaml", Data: []byte(m.input)})
+	}
+	e := AsError(err)
+	if e == nil {
+		t.Fatal("no error")
+	}
+	if e.Position != m.pos {
+		t.Errorf("position %s, want %s\n%v", e.Position, m.pos, e)
+	}
+	for _, want := range m.reason {
+		if !strings.Contains(e.Reason, want) {
+			t.Errorf("the reason lacks %q:\n%v", want, e)
+		}
+	}
+	hints := strings.Join(e.Hints, "\n")
+	for _, want := range m.hints {
+		if !strings.Contains(hints, want) {
+			t.Errorf("the hints lack %q:\n%v", want, e)
+		}
+	}
+	if strings.Contains(e.Error(), "executing") || strings.Contains(e.Error(), "interface {}") {
+		t.Errorf("Go internals leak into the message:\n%v", e)
+	}
+}
+
+func items(src string) func(fstest.MapFS) {
+	return func(f fstest.MapFS) { f["templates/note/items.md.tmpl"].Data = []byte(src) }
+}
+
+const withItems = "title: T\nitems: [{id: a}]\n"
+
+// TestFieldMistakes: a field the input lacks at render time is said from
+// the schema's side, at the column of the name that is wrong: the name the
+// author most likely meant, or that the schema has no such property and
+// where to add it, or, for a property the schema declares but does not
+// require, how to guard it; inside with or range, a top-level field read
+// from the dot is read from $.
+func TestFieldMistakes(t *testing.T) {
+	cases := []mistake{
+		{name: "misspelt at the top", change: items("line one\n{{ .titel }}\n"), input: "title: T\n",
+			pos:    "templates/note/items.md.tmpl:2:4",
+			reason: []string{`.titel: the input has no field "titel", and schemas/note.schema.json defines none`},
+			hints:  []string{"did you mean .title? write .title", `if "titel" is a new field, add it to properties in schemas/note.schema.json`}},
+		{name: "misspelt inside range", change: items("{{ range .items }}{{ .id }}={{ .dnoe }}\n{{ end }}"), input: withItems,
+			pos:    "templates/note/items.md.tmpl:1:32",
+			reason: []string{`.dnoe: .items[] has no field "dnoe"`},
+			hints:  []string{"did you mean .done? write .done"}},
+		{name: "misspelt after a variable", change: items("{{ $t := . }}{{ $t.titel }}"), input: "title: T\n",
+			pos:   "templates/note/items.md.tmpl:1:19",
+			hints: []string{"did you mean .title? write $t.title"}},
+		{name: "misspelt second name", change: items("{{ range .items }}{{ .id.x }}{{ end }}{{ .tags.k }}"), input: "title: T\n",
+			// .tags allows any name: nothing to say but the generic hint.
+			pos:   "templates/note/items.md.tmpl:1:47",
+			hints: []string{`test for it with {{ if hasKey .tags "k" }}`}},
+		{name: "no such property at the top", change: items("{{ .preferredLanguage }}"), input: "title: T\n",
+			pos:    "templates/note/items.md.tmpl:1:4",
+			reason: []string{`the input has no field "preferredLanguage", and schemas/note.schema.json defines none`},
+			hints: []string{"the schema has no such property: add it to properties in schemas/note.schema.json",
+				`the fields of the input are: admin, body, items, refs, style, tags, title, note_id, budget`,
+				`read it with {{ if hasKey . "preferredLanguage" }} unless it is required or has a "default"`}},
+		{name: "no such property after a variable", change: items("{{ $a := . }}{{ $a.preferredLanguage }}"), input: "title: T\n",
+			pos:   "templates/note/items.md.tmpl:1:19",
+			hints: []string{`read it with {{ if hasKey $a "preferredLanguage" }}`}},
+		{name: "no such property deeper", change: items("{{ range .items }}{{ .assignee.name }}{{ end }}"), input: withItems,
+			pos:    "templates/note/items.md.tmpl:1:22",
+			reason: []string{`.assignee.name: .items[] has no field "assignee"`},
+			hints:  []string{"the schema has no such property: add it to the properties of .items[] in schemas/note.schema.json"}},
+		{name: "optional and left out", change: items("x\n  {{ .style }}"), input: "title: T\n",
+			pos:    "templates/note/items.md.tmpl:2:6",
+			reason: []string{`.style: this input has no field "style" in the input; the schema allows it to be left out`},
+			hints:  []string{`give it a "default" in schemas/note.schema.json, or test for it with {{ if hasKey . "style" }}`}},
+		{name: "the input inside range", change: items("{{ range .items }}{{ if .admin }}!{{ end }}{{ .id }}\n{{ end }}"), input: withItems,
+			pos:    "templates/note/items.md.tmpl:1:25",
+			reason: []string{`.admin reads "admin" from the dot, which inside the {{ range }} of line 1 is the current item (which has no field "admin"), not the input`},
+			hints:  []string{"inside with/range the dot is the current item; the top-level input is $: write $.admin"}},
+		{name: "the input inside with", change: items("{{ with .title }}\n{{ .title }}{{ end }}"), input: "title: T\n",
+			pos:    "templates/note/items.md.tmpl:2:4",
+			reason: []string{"inside the {{ with }} of line 1 is the value it tests (a text, which has no fields)"},
+			hints:  []string{"the top-level input is $: write $.title"}},
+		{name: "a path of the input inside with", change: items("{{ with .items }}{{ .tags.x }}{{ end }}"), input: withItems,
+			pos:   "templates/note/items.md.tmpl:1:21",
+			hints: []string{"write $.tags.x"}},
+		{name: "an optional field of the item inside range", change: func(f fstest.MapFS) {
+			f["schemas/note.schema.json"].Data = []byte(strings.Replace(string(f["schemas/note.schema.json"].Data),
+				`"id": {"type": "string"}`, `"id": {"type": "string"}, "title": {"type": "string"}`, 1))
+			items("{{ range .items }}{{ .title }}{{ end }}")(f)
+		}, input: withItems,
+			// The item declares title too: it is the item's that is missing, not $.
+			pos:    "templates/note/items.md.tmpl:1:22",
+			reason: []string{`.title: this input has no field "title" in .items[]; the schema allows it to be left out`},
+			hints:  []string{`test for it with {{ if hasKey . "title" }}`}},
+		{name: "a field of the item inside range", change: items("{{ range .items }}{{ .title }}{{ end }}"), input: withItems,
+			// .title is the input's, but the item is what the author may mean too:
+			// the dot is rebound, so $ is what to say.
+			pos:   "templates/note/items.md.tmpl:1:22",
+			hints: []string{"write $.title"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
+	}
+}
+
+// TestFunctionMistakes: a function that is not there is reported at its
+// line and column: a misspelling with the function meant; one left out on
+// purpose with why, and what to write instead; date without a time.
+func TestFunctionMistakes(t *testing.T) {
+	cases := []mistake{
+		{name: "misspelt", change: items("line one\n  {{ .title | uper }}\n"),
+			pos:    "templates/note/items.md.tmpl:2:15",
+			reason: []string{`function "uper" not defined`},
+			hints:  []string{"did you mean upper?", "templates/README.md lists the functions"}},
+		{name: "the same word as text before it", change: items("uper: {{ uper .title }}"),
+			pos:   "templates/note/items.md.tmpl:1:10",
+			hints: []string{"did you mean upper?"}},
+		{name: "now", change: items("{{ now }}"),
+			pos:    "templates/note/items.md.tmpl:1:4",
+			reason: []string{`function "now" not defined: it is left out on purpose, as it reads the machine's clock`},
+			hints: []string{"use the input's now field: templates get time from the input, so the same input gives the same bytes",
+				`schemas/note.schema.json has no now field yet: add one`, "{field: /now, value: now}"}},
+		{name: "env", change: items(`{{ env "HOME" }}`),
+			pos:    "templates/note/items.md.tmpl:1:4",
+			reason: []string{"reads the environment"},
+			hints:  []string{"pass the value in the input"}},
+		{name: "randAlpha", change: items("x {{ randAlpha 8 }}"),
+			pos:    "templates/note/items.md.tmpl:1:6",
+			reason: []string{"draws random values"},
+			hints:  []string{"derive the value from the input", "ids: in prompt.yaml"}},
+		{name: "uuidv4", change: items("{{ uuidv4 }}"),
+			pos:   "templates/note/items.md.tmpl:1:4",
+			hints: []string{"derive the id from the input: an id of the manifest"}},
+		{name: "a misspelt function left out", change: items("{{ uuid }}"),
+			pos:    "templates/note/items.md.tmpl:1:4",
+			reason: []string{`function "uuid" not defined`},
+			hints:  []string{"did you mean uniq?", "or, if you meant uuidv4: it is left out on purpose", "derive the id from the input"}},
+		{name: "in a condition of the manifest", change: func(f fstest.MapFS) {
+			f["templates/note/prompt.yaml"].Data = []byte(strings.Replace(string(f["templates/note/prompt.yaml"].Data), "{{ not .admin }}", "{{ not (nw) }}", 1))
+		}, pos: "templates/note/prompt.yaml checks.forbid[0].when:9",
+			hints: []string{"did you mean ne?", "or, if you meant now: it is left out on purpose", "schemas/note.schema.json has no now field yet"}},
+		{name: "date without a time", change: items(`{{ date "2006-01-02" }}`), input: "title: T\n",
+			pos:    "templates/note/items.md.tmpl:1:4",
+			reason: []string{"date takes 2 arguments: date LAYOUT TIME; this call gives it 1"},
+			hints:  []string{"sprig's date without a time formats the machine's clock", `give it a time from the input, such as its now field: {{ date "2006-01-02" .now }}`}},
+		{name: "a function called wrong", change: items(`{{ trunc "x" }}`), input: "title: T\n",
+			pos:    "templates/note/items.md.tmpl:1:4",
+			reason: []string{"trunc takes 2 arguments: trunc N TEXT; this call gives it 1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
+	}
+}
+
+// TestDanglingAction: an action left without its }} is reported where its
+// {{ opened, whatever text/template makes of what follows it.
+func TestDanglingAction(t *testing.T) {
+	cases := []mistake{
+		{name: "at the end of the file", change: items("line one\n{{ if .admin }}x\n{{ end \n"),
+			pos:    "templates/note/items.md.tmpl:3:1",
+			reason: []string{`the action "{{ end" opened here has no closing }}: it runs on to the end of the file`},
+			hints:  []string{"close it with }} where it ends: {{ end }}"}},
+		{name: "text after it", change: items("{{ if .admin }}x\n  {{ end \nmore text\n"),
+			pos:    "templates/note/items.md.tmpl:2:3",
+			reason: []string{`"{{ end" opened here has no closing }}`}},
+		{name: "into the next action", change: items("a {{ .title \nb {{ .admin }}\n"),
+			pos:    "templates/note/items.md.tmpl:1:3",
+			reason: []string{`the action "{{ .title" opened here has no closing }}: it runs on into the next {{ at line 2`},
+			hints:  []string{"{{ .title }}"}},
+		{name: "with a trim marker", change: items("x\n{{- .title -\n"),
+			pos:   "templates/note/items.md.tmpl:2:1",
+			hints: []string{"{{- .title -}}"}},
+		{name: "an error before it comes first", change: items("{{ if }}\n\n{{ end \n"),
+			pos:    "templates/note/items.md.tmpl:1",
+			reason: []string{"missing value for if"}},
+		{name: "a string holding braces is no dangling action", change: items("{{ \"{{\" }}\n{{ if .admin }}\n"),
+			pos:    "templates/note/items.md.tmpl:2:1",
+			reason: []string{"{{if}} opened at templates/note/items.md.tmpl:2:1 is never closed"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
+	}
+}
+
+// TestHeadingMistakes: a failed heading check is placed at the line of
+// prompt.yaml that requires the heading, and names the heading the author
+// most likely meant, with the template line that wrote it, or the code
+// fence an earlier section left open, with its line of the prompt and of
+// its template.
+func TestHeadingMistakes(t *testing.T) {
+	title := func(src string) func(fstest.MapFS) {
+		return func(f fstest.MapFS) { f["templates/note/title.md.tmpl"].Data = []byte(src) }
+	}
+	cases := []mistake{
+		{name: "another case", change: title("# note\n\n{{ .title }}\n"), input: "title: T\n",
+			pos:    "templates/note/prompt.yaml:13",
+			reason: []string{`headings: "# Note" is missing; the prompt has "# note" (another case) at line 1 of the prompt, written by section title`},
+			hints:  []string{`if that is the heading, write it as "# Note" at title.md.tmpl:1:1`}},
+		{name: "another level", change: title("{{ .title }}\n\n## Note\n"), input: "title: T\n",
+			pos:    "templates/note/prompt.yaml:13",
+			reason: []string{`the prompt has "## Note" (at level 2, not 1) at line 3 of the prompt`},
+			hints:  []string{`write it as "# Note" at title.md.tmpl:3:1`}},
+		{name: "a near spelling", change: title("# Nots\n"), input: "title: T\n",
+			pos:    "templates/note/prompt.yaml:13",
+			reason: []string{`the prompt has "# Nots" (a near spelling)`}},
+		{name: "a fence left open in an earlier section", change: func(f fstest.MapFS) {
+			f["templates/note/title.md.tmpl"].Data = []byte("Intro\n\n```text\n{{ .title }}\n")
+			f["templates/note/items.md.tmpl"].Data = []byte("# Note\n{{ range .items }}{{ .id }}\n{{ end }}")
+		}, input: "title: T\n",
+			pos: "templates/note/prompt.yaml:13",
+			reason: []string{`"# Note" is missing: at line 7 of the prompt it stands inside a code block, which the fence "` + "```text" +
+				`" at line 3 (section title) opened and no fence closes before it, so it is no heading`},
+			hints: []string{"close that code block before the heading with a line of ```", "the fence comes from title.md.tmpl:3:1"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
+	}
+}
+
+// shippedFS is the library of this repository, templates and schemas.
+func shippedFS(t *testing.T) fstest.MapFS {
+	t.Helper()
+	out := fstest.MapFS{}
+	root := os.DirFS("..")
+	for _, dir := range []string{"templates", "schemas"} {
+		err := fs.WalkDir(root, dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := fs.ReadFile(root, p)
+			out[p] = &fstest.MapFile{Data: b}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func replaceIn(t *testing.T, file, old, new string) func(fstest.MapFS) {
+	return func(f fstest.MapFS) {
+		src := string(f[file].Data)
+		if !strings.Contains(src, old) {
+			t.Fatalf("%s does not hold %q", file, old)
+		}
+		f[file].Data = []byte(strings.Replace(src, old, new, 1))
+	}
+}
+
+// TestMistakesInTheShippedLibrary makes the mistakes in the library's own
+// templates and renders an example of it.
+func TestMistakesInTheShippedLibrary(t *testing.T) {
+	lib, err := LoadStrict(shippedFS(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	example := func(variant, name string) string {
+		v, err := lib.Variant(variant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := v.Example(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(in.Data)
+	}
+	space, delegation := example("space", "message-admin-multi"), example("delegation", "minimal")
+	details := string(shippedFS(t)["templates/delegation/details.md.tmpl"].Data)
+	fenceLine := strconv.Itoa(strings.Count(details, "\n") + 2)
+	cases := []struct {
+		variant string
+		mistake
+	}{
+		{"space", mistake{name: "a misspelt field", input: space,
+			change: replaceIn(t, "templates/space/identity.md.tmpl", "{{ .agent.name }}", "{{ .agnet.name }}"),
+			pos:    "templates/space/identity.md.tmpl:4:12",
+			reason: []string{`.agnet.name: the input has no field "agnet", and schemas/space.schema.json defines none`},
+			hints:  []string{"did you mean .agent? write .agent.name"}}},
+		{"space", mistake{name: "a property the schema lacks", input: space,
+			change: replaceIn(t, "templates/space/identity.md.tmpl", "{{ .agent.name }}", "{{ .agent.preferredLanguage }}"),
+			pos:    "templates/space/identity.md.tmpl:4:18",
+			hints:  []string{"the schema has no such property: add it to the properties of .agent in schemas/space.schema.json"}}},
+		{"space", mistake{name: "the input inside with", input: space,
+			change: replaceIn(t, "templates/space/identity.md.tmpl", "{{ with trim .agent.systemInstruction }}{{ . }}",
+				"{{ with trim .agent.systemInstruction }}{{ . }}{{ if .agent.isAdmin }} (admin){{ end }}"),
+			pos:    "templates/space/identity.md.tmpl:5:54",
+			reason: []string{`.agent.isAdmin reads "agent" from the dot, which inside the {{ with }} of line 5 is the value it tests`},
+			hints:  []string{"inside with/range the dot is the current item; the top-level input is $: write $.agent.isAdmin"}}},
+		{"space", mistake{name: "an unknown function",
+			change: replaceIn(t, "templates/space/identity.md.tmpl", "{{ .agent.name }}", "{{ uper .agent.name }}"),
+			pos:    "templates/space/identity.md.tmpl:4:12", hints: []string{"did you mean upper?"}}},
+		{"space", mistake{name: "now",
+			change: replaceIn(t, "templates/space/time.md.tmpl", "{{ isoTime .now }}", "{{ now }}"),
+			pos:    "templates/space/time.md.tmpl:2:18",
+			hints:  []string{"use the input's now field: templates get time from the input, so the same input gives the same bytes"}}},
+		{"space", mistake{name: "a dangling end",
+			change: replaceIn(t, "templates/space/identity.md.tmpl", "{{ end -}}\n", "{{ end \n"),
+			pos:    "templates/space/identity.md.tmpl:6:1", hints: []string{"{{ end }}"}}},
+		{"delegation", mistake{name: "a heading in another case", input: delegation,
+			change: replaceIn(t, "templates/delegation/instructions.md.tmpl", "## Subagent Instructions", "## Subagent instructions"),
+			pos:    "templates/delegation/prompt.yaml:39",
+			reason: []string{`"## Subagent Instructions" is missing; the prompt has "## Subagent instructions" (another case)`, "written by section instructions"},
+			hints:  []string{`write it as "## Subagent Instructions" at instructions.md.tmpl:1:1`}}},
+		{"delegation", mistake{name: "a heading swallowed by a fence", input: delegation,
+			change: func(f fstest.MapFS) {
+				f["templates/delegation/details.md.tmpl"].Data = []byte(details + "\n```text\nan example left open\n")
+			},
+			pos:    "templates/delegation/prompt.yaml:39",
+			reason: []string{`"## Subagent Instructions" is missing: at line`, "it stands inside a code block, which the fence \"```text\" at line", "(section details)"},
+			hints:  []string{"the fence comes from details.md.tmpl:" + fenceLine + ":1"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.check(t, shippedFS(t), c.variant) })
+	}
+}
