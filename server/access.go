@@ -12,7 +12,7 @@ import (
 
 // exposedHeaders are the response headers a browser page may read besides
 // the safelisted ones.
-const exposedHeaders = "X-Promptsmith-Library, X-Promptsmith-Library-Hash, X-Promptsmith-Variant-Hash, X-Promptsmith-Version, Retry-After, WWW-Authenticate"
+const exposedHeaders = "X-Promptsmith-Library, X-Promptsmith-Library-Hash, X-Promptsmith-Variant-Hash, X-Promptsmith-Version, X-Promptsmith-Stale, Retry-After, WWW-Authenticate"
 
 // authorized reports whether r carries the bearer token, when the server
 // has one, and answers 401 when it does not. The comparison takes the same

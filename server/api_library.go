@@ -15,7 +15,8 @@ type variantInfo struct {
 	Description string   `json:"description"`
 	Examples    []string `json:"examples"`
 	// Error says why a variant of a working copy does not load (--templates);
-	// Stale that it is served from its last good version (--watch).
+	// Stale that it is served from its last good version (--watch), or
+	// from the last library that loaded (a reload that failed).
 	Error *engine.Error `json:"error,omitempty"`
 	Stale bool          `json:"stale,omitempty"`
 }
@@ -32,17 +33,18 @@ type versionInfo struct {
 }
 
 func (s *Server) variants(w http.ResponseWriter, r *http.Request) {
-	lib := s.lib()
+	st := s.state.Load()
 	out := []variantInfo{}
-	for _, name := range lib.Names() {
-		v, err := lib.Variant(name)
+	for _, name := range st.lib.Names() {
+		src, err := st.source(name)
 		if err != nil {
 			out = append(out, variantInfo{Name: name, Examples: []string{}, Error: wireError(err)})
 			continue
 		}
+		v := src.v
 		info := variantInfo{Name: name, Description: v.Description(), Examples: nonNil(v.Examples())}
-		if stale := lib.Stale(name); stale != nil {
-			info.Error, info.Stale = wireError(stale), true
+		if src.stale != nil {
+			info.Error, info.Stale = src.stale, true
 		}
 		out = append(out, info)
 	}
@@ -51,25 +53,26 @@ func (s *Server) variants(w http.ResponseWriter, r *http.Request) {
 
 func variantsOp() operation {
 	return operation{summary: "List the variants, their descriptions and examples",
-		replies: []reply{jsonReply(200, "The variants.", typeOf[[]variantInfo]())}}
+		description: "A variant that does not load has its error; one served from its last good version (render serve --watch) has stale true too.",
+		replies:     []reply{jsonReply(200, "The variants.", typeOf[[]variantInfo]())}}
 }
 
 func (s *Server) schema(w http.ResponseWriter, r *http.Request) {
-	lib := s.lib()
-	v, err := lib.Variant(r.PathValue("variant"))
+	src, err := s.state.Load().source(r.PathValue("variant"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	provenanceHeaders(w, lib, v)
+	provenanceHeaders(w, src)
 	w.Header().Set("Content-Type", "application/schema+json")
 	w.WriteHeader(http.StatusOK)
-	w.Write(v.SchemaJSON())
+	w.Write(src.v.SchemaJSON())
 }
 
 func schemaOp() operation {
 	return operation{summary: "The JSON Schema (2020-12) of a variant's input",
-		params: []param{variantParam},
+		description: "The schema of the variant's last good version, with X-Promptsmith-Stale, when the working copy's does not load.",
+		params:      []param{variantParam},
 		replies: []reply{{code: 200, description: "The schema, as the library holds it.", media: "application/schema+json",
 			body:    literal(map[string]any{"type": "object", "description": "A JSON Schema (2020-12) document."}),
 			headers: provenanceHeaderNames()}},
@@ -78,14 +81,17 @@ func schemaOp() operation {
 
 // example returns an example input as its author wrote it (YAML or JSON).
 func (s *Server) example(w http.ResponseWriter, r *http.Request) {
-	v, err := s.lib().Variant(r.PathValue("variant"))
+	src, err := s.state.Load().source(r.PathValue("variant"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	in, err := exampleOf(v, r.PathValue("example"))
+	if src.stale != nil {
+		w.Header().Set(staleHeader, staleValue(src.stale))
+	}
+	in, err := exampleOf(src.v, r.PathValue("example"))
 	if err != nil {
-		s.writeError(w, r, err)
+		s.writeStaleError(w, r, err, src.stale)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -103,9 +109,10 @@ func exampleOf(v *engine.Variant, name string) (engine.Input, error) {
 
 func exampleOp() operation {
 	return operation{summary: "An example input of a variant, as written (YAML or JSON)",
-		params:  []param{variantParam, exampleParam},
-		replies: []reply{{code: 200, description: "The example input.", media: "text/plain", body: text()}},
-		shared:  []int{404}}
+		description: "The example of the variant's last good version, with X-Promptsmith-Stale, when the working copy's does not load.",
+		params:      []param{variantParam, exampleParam},
+		replies:     []reply{{code: 200, description: "The example input.", media: "text/plain", body: text(), headers: []string{staleHeader}}},
+		shared:      []int{404}}
 }
 
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {

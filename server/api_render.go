@@ -25,14 +25,15 @@ type checkReport struct {
 	IDs        map[string]string    `json:"ids,omitempty"`
 	Provenance engine.Provenance    `json:"provenance"`
 	Error      *engine.Error        `json:"error,omitempty"`
+	Stale      *engine.Error        `json:"stale,omitempty"`
 }
 
 // checkFailure is the body of a render whose prompt failed a check: the
 // error, which names each failed check, and the Result, so that a caller
 // sees the prompt it would have had.
 type checkFailure struct {
-	Error  *engine.Error  `json:"error"`
-	Result *engine.Result `json:"result"`
+	Error  *engine.Error `json:"error"`
+	Result served        `json:"result"`
 }
 
 // extracted is the answer of /v1/extract.
@@ -42,12 +43,14 @@ type extracted struct {
 	Text   string `json:"text"`
 }
 
-// answer is what a render that rendered answers: its status, its body and
-// the outcome promptsmith_renders_total counts it as.
+// answer is what a render that rendered answers: its status, its body,
+// the outcome promptsmith_renders_total counts it as and the provenance
+// of the prompt, which its headers name.
 type answer struct {
-	status  int
-	body    any
-	outcome string
+	status     int
+	body       any
+	outcome    string
+	provenance engine.Provenance
 }
 
 // render answers POST /v1/render/{variant}: the prompt and its Result.
@@ -59,31 +62,33 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) { s.serveRender(w
 
 // serveRender looks the variant up, renders the body and answers. The
 // outcome is counted before the answer is written, so that a client that
-// has its answer finds it in /metrics.
+// has its answer finds it in /metrics. The headers name the library that
+// made the prompt, as the body's provenance does, and an answer made from
+// a variant's last good version is marked stale in both (stale.go).
 func (s *Server) serveRender(w http.ResponseWriter, r *http.Request, checkOnly bool) {
-	lib := s.lib()
 	name := r.PathValue("variant")
-	v, err := lib.Variant(name)
+	src, err := s.state.Load().source(name)
 	if err != nil {
 		s.metrics.renders.WithLabelValues("", outcomeInputError).Inc()
 		s.writeError(w, r, err)
 		return
 	}
-	provenanceHeaders(w, lib, v)
-	a, err := s.renderAnswer(w, r, v, checkOnly)
+	provenanceHeaders(w, src)
+	a, err := s.renderAnswer(w, r, src, checkOnly)
 	if err != nil {
 		s.metrics.renders.WithLabelValues(name, outcomeOf(err)).Inc()
-		s.writeError(w, r, err)
+		s.writeStaleError(w, r, err, src.stale)
 		return
 	}
 	s.metrics.renders.WithLabelValues(name, a.outcome).Inc()
+	resultHeaders(w, a.provenance)
 	writeJSON(w, a.status, a.body)
 }
 
 // renderAnswer reads the token parameters and the body, renders it with v
 // in a render slot, records the prompt (Record) and says what to answer. A
 // prompt that failed a check is an answer (422), not an error.
-func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, v *engine.Variant, checkOnly bool) (answer, error) {
+func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, src source, checkOnly bool) (answer, error) {
 	ask, err := s.tokenAsk(r)
 	if err != nil {
 		return answer{}, err
@@ -98,12 +103,12 @@ func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, v *engine.
 	}
 	defer release()
 	out, err := inSlot(s, r.Context(), func(ctx context.Context) (rendered, error) {
-		return s.renderIn(ctx, v, engine.Input{Name: "body", Data: body}, opts, !checkOnly)
+		return s.renderIn(ctx, src.v, engine.Input{Name: "body", Data: body}, opts, !checkOnly)
 	})
 	if err != nil {
 		return answer{}, err
 	}
-	return out.answer(checkOnly), nil
+	return out.answer(checkOnly, src.stale), nil
 }
 
 // rendered is a prompt rendered, with the error of the checks it failed:
@@ -114,17 +119,23 @@ type rendered struct {
 }
 
 // answer is what a render answers: the Result, or for /v1/check the check
-// report; 422 when a check failed.
-func (out rendered) answer(checkOnly bool) answer {
-	switch {
-	case out.checkErr != nil && checkOnly:
-		return answer{http.StatusUnprocessableEntity, newCheckReport(out.res, out.checkErr), outcomeCheckFailure}
-	case out.checkErr != nil:
-		return answer{http.StatusUnprocessableEntity, checkFailure{Error: checkError(out.res, out.checkErr), Result: out.res}, outcomeCheckFailure}
-	case checkOnly:
-		return answer{http.StatusOK, newCheckReport(out.res, nil), outcomeOK}
+// report; 422 when a check failed. stale, when the variant rendered is its
+// last good version, says why.
+func (out rendered) answer(checkOnly bool, stale *engine.Error) answer {
+	a := answer{status: http.StatusOK, outcome: outcomeOK, provenance: out.res.Provenance}
+	if out.checkErr != nil {
+		a.status, a.outcome = http.StatusUnprocessableEntity, outcomeCheckFailure
 	}
-	return answer{http.StatusOK, out.res, outcomeOK}
+	res := served{Result: out.res, Stale: stale}
+	switch {
+	case checkOnly:
+		a.body = newCheckReport(out.res, out.checkErr, stale)
+	case out.checkErr != nil:
+		a.body = checkFailure{Error: checkError(out.res, out.checkErr), Result: res}
+	default:
+		a.body = res
+	}
+	return a
 }
 
 // renderIn renders in with v, timing the render and counting the bytes of
@@ -162,9 +173,10 @@ func (s *Server) record(v *engine.Variant, res *engine.Result) error {
 }
 
 // newCheckReport is the check report of res, whose checks failed with
-// checkErr (nil when every one passed).
-func newCheckReport(res *engine.Result, checkErr error) checkReport {
-	out := checkReport{Variant: res.Variant, OK: checkErr == nil, Checks: res.Checks, IDs: res.IDs, Provenance: res.Provenance}
+// checkErr (nil when every one passed), made from a stale variant when
+// stale says why.
+func newCheckReport(res *engine.Result, checkErr error, stale *engine.Error) checkReport {
+	out := checkReport{Variant: res.Variant, OK: checkErr == nil, Checks: res.Checks, IDs: res.IDs, Provenance: res.Provenance, Stale: stale}
 	if checkErr != nil {
 		out.Error = checkError(res, checkErr)
 	}
@@ -216,11 +228,11 @@ func depthOf(r *http.Request) (int, error) {
 
 func renderOp() operation {
 	return operation{summary: "Render a prompt",
-		description: "Decode, validate, render and check the input; with an audit store, record the prompt before answering.",
+		description: "Decode, validate, render and check the input; with an audit store, record the prompt before answering. " + staleDoc,
 		params:      []param{variantParam, maxTokensParam, tokensParam},
 		body:        inputRequest,
 		replies: []reply{
-			jsonReply(200, "The prompt and its metadata.", typeOf[engine.Result](), provenanceHeaderNames()...),
+			jsonReply(200, "The prompt and its metadata; stale says why when it was made from the variant's last good version.", typeOf[served](), provenanceHeaderNames()...),
 			jsonReply(422, "The input is malformed or breaks the schema or a rule (ErrorBody, error.field and error.position say where), "+
 				"or cannot fit max_tokens (ErrorBody), or the prompt failed a check (CheckFailure: error.also names each failed check and its section; result is the prompt).",
 				oneOf(typeOf[errorBody](), typeOf[checkFailure]()), provenanceHeaderNames()...),
@@ -230,8 +242,9 @@ func renderOp() operation {
 
 func checkOp() operation {
 	return operation{summary: "Render a prompt and report its checks only",
-		params: []param{variantParam, maxTokensParam, tokensParam},
-		body:   inputRequest,
+		description: staleDoc,
+		params:      []param{variantParam, maxTokensParam, tokensParam},
+		body:        inputRequest,
 		replies: []reply{
 			jsonReply(200, "Every check passed.", typeOf[checkReport](), provenanceHeaderNames()...),
 			jsonReply(422, "The input is wrong (ErrorBody), or a check failed (CheckReport with ok false and error).",

@@ -38,10 +38,11 @@ type events struct {
 // the server serves now: the library's short hash and whether the working
 // copy as it is now loaded.
 type libraryStatus struct {
-	Library string        `json:"library"`
-	OK      bool          `json:"ok"`
-	Stale   bool          `json:"stale,omitempty"`
-	Error   *engine.Error `json:"error,omitempty"`
+	Library       string        `json:"library"`
+	OK            bool          `json:"ok"`
+	Stale         bool          `json:"stale,omitempty"`
+	StaleVariants []string      `json:"stale_variants,omitempty"`
+	Error         *engine.Error `json:"error,omitempty"`
 }
 
 // StreamEvents turns on GET /v1/events until ctx ends: a stream of server-
@@ -106,7 +107,7 @@ func (st *state) eventID() string {
 
 // status says what st serves.
 func (st *state) status() libraryStatus {
-	out := libraryStatus{Library: st.lib.Provenance().Short, OK: true}
+	out := libraryStatus{Library: st.lib.Provenance().Short, OK: true, StaleVariants: st.staleVariants()}
 	switch {
 	case st.failed != nil:
 		out.OK, out.Stale, out.Error = false, true, wireError(st.failed)

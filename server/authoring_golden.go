@@ -23,6 +23,9 @@ type goldenReport struct {
 	Golden   string `json:"golden"`
 	Rendered string `json:"rendered"`
 	Diff     string `json:"diff"`
+	// Stale says why, when the prompt was rendered from the variant's last
+	// good version (stale.go).
+	Stale *engine.Error `json:"stale,omitempty"`
 }
 
 // The golden statuses, as render test prints them.
@@ -45,38 +48,43 @@ func (s *Server) golden(w http.ResponseWriter, r *http.Request) {
 			Hints:  []string{"start it with render serve --templates DIR, DIR holding testdata/golden (render test --update writes it)"}, Err: errNotFound})
 		return
 	}
-	v, err := s.lib().Variant(name)
+	src, err := s.state.Load().source(name)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
+	provenanceHeaders(w, src)
+	fail := func(err error) { s.writeStaleError(w, r, err, src.stale) }
+	v := src.v
 	in, err := exampleOf(v, example)
 	if err != nil {
-		s.writeError(w, r, err)
+		fail(err)
 		return
 	}
 	ask, err := s.tokenAsk(r)
 	if err != nil {
-		s.writeError(w, r, err)
+		fail(err)
 		return
 	}
 	file, err := goldenFile(r, v, example, ask)
 	if err != nil {
-		s.writeError(w, r, err)
+		fail(err)
 		return
 	}
 	res, err := inSlot(s, r.Context(), func(ctx context.Context) (*engine.Result, error) {
 		return v.Render(ctx, in, ask.fit()...)
 	})
 	if err != nil {
-		s.writeError(w, r, err)
+		fail(err)
 		return
 	}
+	resultHeaders(w, res.Provenance)
 	out, err := compareGolden(dir, name, example, file, res.Text)
 	if err != nil {
-		s.writeError(w, r, err)
+		fail(err)
 		return
 	}
+	out.Stale = src.stale
 	writeJSON(w, http.StatusOK, out)
 }
 
@@ -139,13 +147,13 @@ func goldenOp() operation {
 	return operation{summary: "An example's prompt as rendered now, beside its golden file in the working copy",
 		description: "Renders the example (fitted to max_tokens, as a render is) and compares the prompt with testdata/golden/<variant>/<example>.md " +
 			"of the working copy, or with the file of the manifest's budget_examples entry for that budget, as render test does. " +
-			"Listed only when the server serves a working copy that has a testdata/golden folder.",
+			"Listed only when the server serves a working copy that has a testdata/golden folder. " + staleDoc,
 		only:   (*Server).hasGoldenFiles,
 		params: []param{variantParam, exampleParam, maxTokensParam, tokensParam},
 		replies: []reply{
-			jsonReply(200, "The comparison.", typeOf[goldenReport]()),
+			jsonReply(200, "The comparison.", typeOf[goldenReport](), provenanceHeaderNames()...),
 			jsonReply(404, "No such variant, example or golden file for that budget.", typeOf[errorBody]()),
-			jsonReply(422, "The example does not render, or its prompt fails a check.", typeOf[errorBody]()),
+			jsonReply(422, "The example does not render, or its prompt fails a check.", typeOf[errorBody](), provenanceHeaderNames()...),
 		},
 		shared: []int{400, 500, 503}}
 }

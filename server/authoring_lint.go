@@ -65,6 +65,12 @@ func (s *Server) lint(w http.ResponseWriter, r *http.Request) {
 			s.writeError(w, r, err)
 			return
 		}
+		if r.Context().Err() != nil {
+			// The client left while its examples rendered: the renders it
+			// stopped are findings of its attempt only, not to be kept.
+			s.writeError(w, r, stoppedError(r.Context(), context.Canceled))
+			return
+		}
 		e.findings, e.done = findings, true
 	}
 	writeJSON(w, http.StatusOK, lintReport{Variant: name, Findings: e.findings})
@@ -83,8 +89,13 @@ func (s *Server) findings(ctx context.Context, lib *engine.Library, name string)
 	if err != nil {
 		return nil, err
 	}
-	for i := range findings {
-		findings[i].Position = s.position(findings[i].Position, name)
+	for i, f := range findings {
+		findings[i].Position = s.position(f.Position, name)
+		if findings[i].Position != f.Position && findings[i].Position != "" {
+			// A message that quotes its position ("{{if}} opened at ...")
+			// names the server's disk no more than the position does.
+			findings[i].Message = strings.ReplaceAll(f.Message, f.Position, findings[i].Position)
+		}
 	}
 	return nonNil(findings), nil
 }

@@ -26,9 +26,11 @@ var (
 	errMisdirected  = errors.New("misdirected request")    // 421
 )
 
-// errorBody is the body of every error response.
+// errorBody is the body of every error response; Stale says why, when
+// the answer comes from a variant's last good version (stale.go).
 type errorBody struct {
 	Error *engine.Error `json:"error"`
+	Stale *engine.Error `json:"stale,omitempty"`
 }
 
 // wireError is err as a body says it: cut to size (an error quotes a
@@ -39,10 +41,14 @@ func wireError(err error) *engine.Error {
 }
 
 // relative is a copy of e whose positions, and those of the problems it
-// lists, do not name the server's disk (relPosition).
+// lists, do not name the server's disk (relPosition); nor does its
+// reason where it quotes its own position ("{{if}} opened at <position>").
 func relative(e *engine.Error) *engine.Error {
 	c := *e
 	c.Position = relPosition(e.Position, e.Variant)
+	if c.Position != e.Position && c.Position != "" {
+		c.Reason = strings.ReplaceAll(c.Reason, e.Position, c.Position)
+	}
 	c.Also = make([]*engine.Error, len(e.Also))
 	for i, a := range e.Also {
 		c.Also[i] = relative(a)
@@ -121,12 +127,13 @@ var statusOf = []struct {
 // caller's mistakes are 4xx; the library's and the server's own are 500; a
 // server that cannot take the request now 503.
 func status(err error) int {
+	e := engine.AsError(err)
 	for _, s := range statusOf {
-		if errors.Is(err, s.cause) {
+		if errors.Is(e.Err, s.cause) { // the error's own cause: not one of the problems it lists
 			return s.code
 		}
 	}
-	switch engine.AsError(err).Kind {
+	switch e.Kind {
 	case engine.KindInput, engine.KindCheck:
 		return http.StatusUnprocessableEntity
 	case engine.KindTemplate, engine.KindInternal, engine.KindIntegrity:
@@ -172,6 +179,13 @@ func stoppedError(ctx context.Context, err error) error {
 // come back; the server's own faults are logged too, since nobody else
 // will act on them.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	s.writeStaleError(w, r, err, nil)
+}
+
+// writeStaleError is writeError for a request answered from a variant's
+// last good version: stale, when not nil, says why, in the body as the
+// header does.
+func (s *Server) writeStaleError(w http.ResponseWriter, r *http.Request, err error, stale *engine.Error) {
 	code := status(err)
 	switch {
 	case code == http.StatusServiceUnavailable:
@@ -183,7 +197,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		}
 		s.Logger.Error("request failed", attrs...)
 	}
-	writeJSON(w, code, errorBody{Error: wireError(err)})
+	writeJSON(w, code, errorBody{Error: wireError(err), Stale: stale})
 }
 
 // notFound is err, the engine's word that something named in the path does

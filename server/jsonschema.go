@@ -22,7 +22,7 @@ import (
 // componentNames names the Go types that become components.schemas.
 func componentNames() map[reflect.Type]string {
 	return map[reflect.Type]string{
-		reflect.TypeFor[engine.Result]():      "Result",
+		reflect.TypeFor[served]():             "Result",
 		reflect.TypeFor[engine.Section]():     "Section",
 		reflect.TypeFor[engine.Heading]():     "Heading",
 		reflect.TypeFor[engine.Region]():      "Region",
@@ -59,6 +59,7 @@ func descriptions() map[string]string {
 		"Result.tokens":            "Tokens of the whole prompt, when the server counts them (--tokens).",
 		"Result.provenance":        "The library, and the variant's own files, that made the prompt.",
 		"Result.budget":            "How the prompt was fitted to a token budget, when it was.",
+		"Result.stale":             staleMember,
 		"Section":                  "One kept section of a prompt.",
 		"Section.name":             "The section's name in the manifest (its template is <name>.md.tmpl).",
 		"Section.start":            "Byte offset of its first byte in text.",
@@ -101,6 +102,7 @@ func descriptions() map[string]string {
 		"Error.hints":            "Sentences saying what to do.",
 		"Error.also":             "Further problems found in the same pass; for a check failure, one entry per failed check.",
 		"ErrorBody":              "The body of every error response.",
+		"ErrorBody.stale":        staleMember,
 		"CheckFailure":           "The body of a render whose prompt failed a check: the error, naming each failed check, and the Result.",
 		"CheckReport":            "The outcome of each check of a render, without the prompt.",
 		"CheckReport.variant":    "The variant rendered.",
@@ -109,6 +111,7 @@ func descriptions() map[string]string {
 		"CheckReport.ids":        "The ids the manifest computes from the input.",
 		"CheckReport.provenance": "The library that rendered the prompt.",
 		"CheckReport.error":      "When a check failed: the error naming each failed check (as in CheckFailure).",
+		"CheckReport.stale":      staleMember,
 		"Extraction":             "A prompt embedded in a rendered prompt.",
 		"Extraction.depth":       "How many levels down it was taken from.",
 		"Extraction.region":      "The verbatim region it was taken from.",
@@ -117,6 +120,8 @@ func descriptions() map[string]string {
 		"Variant.name":           "Its name, as in /v1/render/{variant}.",
 		"Variant.description":    "What it renders.",
 		"Variant.examples":       "The names of its example inputs.",
+		"Variant.error":          "Why the variant does not load in the working copy (render serve --templates DIR), or why its last good version is served (stale).",
+		"Variant.stale":          "Its answers are made from its last good version, or from the last library that loaded: they carry X-Promptsmith-Stale.",
 		"Version":                "What the server runs.",
 		"Version.version":        "The module version of the program.",
 		"Version.library":        "Hex SHA-256 of the library served.",
@@ -125,6 +130,11 @@ func descriptions() map[string]string {
 		"Health.status":          "Always ok.",
 	}
 }
+
+// staleMember describes the stale member of a body.
+const staleMember = "Only when the answer is made from the variant's last good version, because the working copy's does not load " +
+	"(render serve --watch), or from the last library that loaded, because a reload failed: why (position is file:line:col in the library). " +
+	"X-Promptsmith-Stale says the same in short."
 
 // schemaBuilder turns Go types into JSON Schemas, putting named structs in
 // components.schemas.

@@ -66,7 +66,7 @@ const apiDescription = `Renders the system prompts of multi-agent platforms from
 
 Every response of the API is JSON, but for the schema (application/schema+json), examples (as written), metrics (Prometheus text) and the preview page. An error answers {"error": Error} (components.schemas.ErrorBody); a render whose prompt fails a check of its manifest answers 422 with {"error", "result"} (CheckFailure).
 
-A path asked with a method it does not list answers 405 with an Allow header (components.responses.MethodNotAllowed), and OPTIONS 204 with Allow; a path not listed answers 404 (components.responses.NotFound). When every render slot and queue place is taken, or a render runs past the server's --render-timeout, render, check and extract answer 503 with Retry-After. Render and check responses name the library that answered in X-Promptsmith-* headers.`
+A path asked with a method it does not list answers 405 with an Allow header (components.responses.MethodNotAllowed), and OPTIONS 204 with Allow; a path not listed answers 404 (components.responses.NotFound). When every render slot and queue place is taken, or a render runs past the server's --render-timeout, render, check and extract answer 503 with Retry-After. Render and check responses name the library that answered in X-Promptsmith-* headers. An answer made from a variant's last good version, because the working copy's does not load (render serve --watch), carries X-Promptsmith-Stale, and its body a stale member saying why.`
 
 // docBuilder holds what the operations of the document share.
 type docBuilder struct {
@@ -258,9 +258,12 @@ func headers() map[string]any {
 		"X-Promptsmith-Library-Hash": h("The hex SHA-256 of the library that answered.", true),
 		"X-Promptsmith-Variant-Hash": h("The hex SHA-256 of the variant's own files.", true),
 		"X-Promptsmith-Version":      h("The module version of the program.", true),
-		"Retry-After":                h("Seconds to wait before trying again.", true),
-		"Allow":                      h("The methods the path answers.", true),
-		"WWW-Authenticate":           h("Bearer, with error=\"invalid_token\" when a wrong token was sent.", true),
+		staleHeader: h("Only when the answer is made from the variant's last good version because the working copy's does not load "+
+			"(a template broken on disk under render serve --templates DIR --watch), or from the last library that loaded because a reload failed: "+
+			"the error's position (file:line:col in the library) and reason, on one line of ASCII cut to 300 bytes. The JSON body's stale member has the whole error.", false),
+		"Retry-After":      h("Seconds to wait before trying again.", true),
+		"Allow":            h("The methods the path answers.", true),
+		"WWW-Authenticate": h("Bearer, with error=\"invalid_token\" when a wrong token was sent.", true),
 	}
 }
 

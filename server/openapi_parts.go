@@ -84,8 +84,14 @@ func text() schema { return literal(map[string]any{"type": "string"}) }
 
 // provenanceHeaderNames are the headers provenanceHeaders sets.
 func provenanceHeaderNames() []string {
-	return []string{"X-Promptsmith-Library", "X-Promptsmith-Library-Hash", "X-Promptsmith-Variant-Hash", "X-Promptsmith-Version"}
+	return []string{"X-Promptsmith-Library", "X-Promptsmith-Library-Hash", "X-Promptsmith-Variant-Hash", "X-Promptsmith-Version", staleHeader}
 }
+
+// staleDoc is what the operations that answer from a variant say of an
+// answer made from its last good version.
+const staleDoc = "When the working copy's version of the variant does not load (render serve --templates DIR --watch), the server answers " +
+	"with its last good version and says so: X-Promptsmith-Stale gives the error's position and reason, the body's stale member the whole error " +
+	"(result.stale in a CheckFailure), and X-Promptsmith-Library names the library that made the answer, as the body's provenance does."
 
 // sharedResponse names the response of components.responses
 // (sharedResponses) that a status is answered with.

@@ -243,7 +243,8 @@ func TestEvents(t *testing.T) {
 	srv.Swap(broken.Fallback(lib))
 	e := readEvent(t, r)
 	v := decode(e)
-	if v["ok"] != false || v["stale"] == true || !strings.Contains(e.data, `"position":"templates/delegation/overview.md.tmpl:1:1"`) || e.id == first.id {
+	if v["ok"] != false || v["stale"] == true || fmt.Sprint(v["stale_variants"]) != "[delegation]" ||
+		!strings.Contains(e.data, `"position":"templates/delegation/overview.md.tmpl:1:1"`) || strings.Contains(e.data, dir) || e.id == first.id {
 		t.Errorf("the event of a broken variant: %+v", e)
 	}
 	srv.ReloadFailed(&engine.Error{Kind: engine.KindTemplate, Reason: "no variants found", Position: filepath.Join(dir, "templates")})

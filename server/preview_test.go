@@ -3,13 +3,18 @@ package server_test
 import (
 	"context"
 	"html"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/server"
 )
 
 // dumpDOM loads a page in headless Chromium, lets its scripts run, and
@@ -53,6 +58,9 @@ func TestPreviewPage(t *testing.T) {
 		!strings.Contains(text(dom), "delegation / crlf-parent · ") {
 		t.Errorf("the page does not open on the first example:\n%.3000s", text(dom))
 	}
+	if strings.Contains(text(dom), "Last good version") || strings.Contains(dom, `data-stale="true"`) {
+		t.Errorf("a healthy variant is shown as stale:\n%.3000s", text(dom))
+	}
 
 	dom = dumpDOM(t, ts.URL+"/?variant=delegation&example=restricted-tools&tokens=o200k_base&max_tokens=100000")
 	plain := text(dom)
@@ -81,5 +89,46 @@ func TestPreviewPage(t *testing.T) {
 	}
 	if regexp.MustCompile(`<pre id="prompt">[^<]`).MatchString(dom) {
 		t.Error("a prompt is shown beside the input error")
+	}
+}
+
+// TestPreviewPageStale: a variant broken on disk is answered from its last
+// good version; the page says so in a banner naming the library that
+// answered and the file:line that does not load, and keeps that prompt
+// folded away, not shown as current.
+func TestPreviewPageStale(t *testing.T) {
+	dir := workingCopy(t)
+	good, err := engine.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "templates", "delegation", "overview.md.tmpl"), []byte("{{ if .parent }}\n"), 0o644)
+	broken, err := engine.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(good)
+	srv.Swap(broken.Fallback(good))
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+
+	dom := dumpDOM(t, ts.URL+"/?variant=delegation&example=minimal")
+	banner := regexp.MustCompile(`(?s)<div id="stale-banner"[^>]*>(.*?)</div>`).FindStringSubmatch(dom)
+	if banner == nil || strings.Contains(banner[0], "hidden") || !strings.Contains(dom, `data-stale="true"`) {
+		t.Fatalf("no stale banner:\n%.3000s", text(dom))
+	}
+	plain := strings.Join(strings.Fields(regexp.MustCompile(`<[^>]*>`).ReplaceAllString(banner[1], " ")), " ")
+	for _, want := range []string{"Last good version", "delegation with its last good version (library " + good.Provenance().Short + ")",
+		"templates/delegation/overview.md.tmpl:1:1 does not load", "folded away"} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("the banner lacks %q: %s", want, plain)
+		}
+	}
+	if !strings.Contains(dom, `data-rendered="error"`) || regexp.MustCompile(`<pre id="prompt">[^<]`).MatchString(dom) ||
+		!strings.Contains(text(dom), "The last good version's prompt") {
+		t.Errorf("the last good prompt is shown as current, or not kept:\n%.3000s", text(dom))
+	}
+	if strings.Contains(dom, dir) {
+		t.Error("the page names the server's disk")
 	}
 }

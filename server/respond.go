@@ -17,16 +17,6 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc.Encode(v)
 }
 
-// provenanceHeaders names the library and variant that answer a request.
-func provenanceHeaders(w http.ResponseWriter, lib *engine.Library, v *engine.Variant) {
-	p := lib.Provenance()
-	h := w.Header()
-	h.Set("X-Promptsmith-Library", p.Short)
-	h.Set("X-Promptsmith-Library-Hash", p.Library)
-	h.Set("X-Promptsmith-Variant-Hash", v.Hash())
-	h.Set("X-Promptsmith-Version", p.Version)
-}
-
 // nonNilResult makes a Result's lists [] rather than null, as the OpenAPI
 // document promises.
 func nonNilResult(res *engine.Result) {

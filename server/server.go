@@ -87,6 +87,9 @@ type state struct {
 	// gen counts the states the server has had, for the id of its event.
 	gen  uint64
 	lint lintCache
+	// origins are the provenances of the libraries that loaded the
+	// variants lib serves from their last good version (originsOf).
+	origins map[string]engine.Provenance
 }
 
 // New returns a Server for lib.
@@ -111,7 +114,12 @@ func New(lib *engine.Library) *Server {
 // failed one too when a variant of lib does not load: lib.Err) and tells
 // the event streams.
 func (s *Server) Swap(lib *engine.Library) {
-	s.state.Store(&state{lib: lib, gen: s.gen.Add(1)})
+	for {
+		old := s.state.Load()
+		if s.state.CompareAndSwap(old, &state{lib: lib, gen: s.gen.Add(1), origins: originsOf(lib, old)}) {
+			break
+		}
+	}
 	s.metrics.serving(lib)
 	s.metrics.reloads.Inc()
 	if lib.Err() != nil {
@@ -127,7 +135,7 @@ func (s *Server) ReloadFailed(err error) {
 	s.metrics.reloadFailures.Inc()
 	for {
 		old := s.state.Load()
-		if s.state.CompareAndSwap(old, &state{lib: old.lib, failed: err, gen: s.gen.Add(1)}) {
+		if s.state.CompareAndSwap(old, &state{lib: old.lib, failed: err, gen: s.gen.Add(1), origins: old.origins}) {
 			break
 		}
 	}
