@@ -44,10 +44,19 @@ func manifestLine(raw []byte, path ...any) int {
 }
 
 // writtenAt names the place in a template whose text wrote the line of
-// the prompt at offset ("instructions.md.tmpl:1:1"): a line of text of the
-// section's template that is that line whole, or else one of any template
-// of the variant (a partial). It is "" when none is: an action wrote it.
+// the prompt at offset ("templates/delegation/instructions.md.tmpl:1:1",
+// a file:line:col an editor opens): a line of text of the section's
+// template that is that line whole, or else one of any template of the
+// variant (a partial). It is "" when none is: an action wrote it.
 func (v *Variant) writtenAt(res *Result, offset int) string {
+	if pos := v.textAt(res, offset); pos != "" {
+		return v.dir + "/" + pos
+	}
+	return ""
+}
+
+// textAt is writtenAt's place, inside the variant's folder.
+func (v *Variant) textAt(res *Result, offset int) string {
 	if offset < 0 || offset > len(res.Text) {
 		return ""
 	}

@@ -215,7 +215,10 @@ func (v *Variant) NewCoverage() *Coverage {
 
 // Cover records in c the branches the render takes; c must be the
 // coverage of the variant rendered. A render fitted to a budget
-// (FitTokens) records the branches of every render its fit runs.
+// (FitTokens) records the branches of the prompt it returns, not those of
+// the other renders its fit tried: a branch counts as covered only when a
+// prompt someone reviews shows it. A render that fails records the
+// branches it took before it failed.
 func Cover(c *Coverage) RenderOption {
 	return func(o *renderOptions) { o.cover = c }
 }
@@ -306,6 +309,9 @@ func (v *Variant) releaseFor(set *execSet, ro renderOptions) {
 		return
 	}
 	set.env.Run = nil
+	for _, id := range set.marks.release() {
+		c.taken[id].Store(true)
+	}
 	c.mu.Lock()
 	c.free = append(c.free, set)
 	c.mu.Unlock()
@@ -320,10 +326,10 @@ func (c *Coverage) newExecSet() (*execSet, error) {
 	if err != nil {
 		return nil, err
 	}
+	marks := &branchMarks{seen: make([]bool, len(c.taken))}
+	set.marks = marks
 	set.tmpl.Funcs(template.FuncMap{coverBranch: func(id int) string {
-		if id >= 0 && id < len(c.taken) {
-			c.taken[id].Store(true)
-		}
+		marks.mark(id)
 		return ""
 	}})
 	id := 0
@@ -355,4 +361,71 @@ func coverCall(tree *parse.Tree, pos parse.Pos, id int) *parse.ActionNode {
 	num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: int64(id), Text: strconv.Itoa(id)}
 	cmd := &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{fn, num}}
 	return &parse.ActionNode{NodeType: parse.NodeAction, Pos: pos, Pipe: &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Cmds: []*parse.CommandNode{cmd}}}
+}
+
+// branchMarks are the branches one copy of the templates took since they
+// were last taken from it. A fit runs the templates once per cut it tries;
+// each run's marks go with its Result (finish), and the render keeps those
+// of the Result it returns (keep). What a render's copy holds when it is
+// released, those and what ran after (the checks' when: conditions, or
+// the run that failed), is what it records. The methods do nothing on a
+// plain copy, whose marks are nil.
+type branchMarks struct {
+	seen []bool // by branch ID: in ids
+	ids  []int
+	// byResult are the marks of each run of the render, until it keeps one.
+	byResult map[*Result][]int
+}
+
+func (m *branchMarks) mark(id int) {
+	if id >= 0 && id < len(m.seen) && !m.seen[id] {
+		m.seen[id] = true
+		m.ids = append(m.ids, id)
+	}
+}
+
+// take returns the marks and clears them.
+func (m *branchMarks) take() []int {
+	if m == nil {
+		return nil
+	}
+	ids := m.ids
+	for _, id := range ids {
+		m.seen[id] = false
+	}
+	m.ids = nil
+	return ids
+}
+
+// finish files the marks of the run that wrote res under it.
+func (m *branchMarks) finish(res *Result) {
+	if m == nil {
+		return
+	}
+	if m.byResult == nil {
+		m.byResult = map[*Result][]int{}
+	}
+	m.byResult[res] = m.take()
+}
+
+// keep makes the marks of the run that wrote res the render's, and forgets
+// those of its other runs.
+func (m *branchMarks) keep(res *Result) {
+	if m == nil {
+		return
+	}
+	m.take()
+	for _, id := range m.byResult[res] {
+		m.mark(id)
+	}
+	clear(m.byResult)
+}
+
+// release returns what the render records, and forgets the rest.
+func (m *branchMarks) release() []int {
+	if m == nil {
+		return nil
+	}
+	clear(m.byResult)
+	return m.take()
 }

@@ -241,6 +241,15 @@ func (f *siteFinder) command(c *parse.CommandNode, s *siteScope, prev siteValue,
 		}
 	case siteKeepsElements(id.Ident) && len(args) > 0:
 		return args[len(args)-1]
+	case id.Ident == "concat" && !piped && len(args) > 0:
+		// Lists that are one list of the schema, filtered or sorted, as
+		// package lint's sameList has them.
+		for _, a := range args {
+			if !a.ok || a.path != args[0].path {
+				return siteValue{}
+			}
+		}
+		return args[0]
 	}
 	return siteValue{}
 }

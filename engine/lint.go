@@ -53,35 +53,16 @@ func (v *Variant) Lint() []lint.Finding {
 }
 
 // manifestReads are the input fields the engine reads for the manifest:
-// what ids hash, what rules check, the limit a verbatim field may set, the
-// log's attributes, and the fields of list items a budget sorts or picks
-// by.
+// those it names (manifest.Pointers), and the fields of list items a
+// budget sorts or picks by.
 func (v *Variant) manifestReads() []string {
-	m := v.manifest
 	var out []string
-	for _, id := range m.IDs {
-		out = append(out, id.Of...)
-	}
-	for _, vb := range m.Verbatim {
-		out = append(out, vb.Field)
-		if vb.MaxBytesFrom != "" {
-			out = append(out, vb.MaxBytesFrom)
+	for _, p := range v.manifest.Pointers() {
+		if p != "" {
+			out = append(out, p)
 		}
 	}
-	out = append(out, m.Rules.Unique...)
-	for _, r := range m.Rules.References {
-		out = append(out, r.Field, r.In)
-	}
-	for _, c := range m.Rules.TemplateChoice {
-		out = append(out, c.Field)
-	}
-	for _, r := range m.Rules.SectionRefs {
-		out = append(out, r.Field)
-	}
-	for _, p := range m.Log {
-		out = append(out, p)
-	}
-	for _, u := range m.Budget {
+	for _, u := range v.manifest.Budget {
 		if u.List == "" {
 			continue
 		}

@@ -71,8 +71,10 @@ func (v *Variant) templateError(err error) *Error {
 		if i := strings.LastIndex(at, "."+key); i > 0 && strings.HasPrefix(at, ".") {
 			obj = at[:i]
 		}
-		e.Hint(`the data has no field %q here: give it a "default" in %s, or test for it with {{ if hasKey %s %q }}`,
-			key, v.schemaFile(), obj, key)
+		// Where the value comes from is past what the schema tells (a
+		// function's result, an object of any keys): say what holds anywhere.
+		e.Hint(`the value here has no field %q: check the name against what the value holds; if it may be left out, test for it with {{ if hasKey %s %q }} or read it with get %s %q`,
+			key, obj, key, obj, key)
 	case notObject.MatchString(reason):
 		m := notObject.FindStringSubmatch(reason)
 		if site != nil && v.explainField(e, site, m[1], typeWords(m[2])) {

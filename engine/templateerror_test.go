@@ -84,6 +84,15 @@ func TestFieldMistakes(t *testing.T) {
 			// .tags allows any name: nothing to say but the generic hint.
 			pos:   "templates/note/items.md.tmpl:1:47",
 			hints: []string{`test for it with {{ if hasKey .tags "k" }}`}},
+		{name: "misspelt inside range over concat", change: items(`{{ range concat (where "id" "a" .items) (whereNot "id" "a" .items) }}{{ .dnoe }}{{ end }}`), input: withItems,
+			// concat of one list of the schema, filtered: its items are the list's.
+			pos:    "templates/note/items.md.tmpl:1:73",
+			reason: []string{`.dnoe: .items[] has no field "dnoe"`},
+			hints:  []string{"did you mean .done? write .done"}},
+		{name: "a field of what no schema tells", change: items(`{{ range concat .items (list (dict "x" 1)) }}{{ .dnoe }}{{ end }}`), input: withItems,
+			// Nothing known of the items: no advice about the schema.
+			pos:   "templates/note/items.md.tmpl:1:49",
+			hints: []string{`the value here has no field "dnoe": check the name against what the value holds; if it may be left out, test for it with {{ if hasKey . "dnoe" }} or read it with get . "dnoe"`}},
 		{name: "no such property at the top", change: items("{{ .preferredLanguage }}"), input: "title: T\n",
 			pos:    "templates/note/items.md.tmpl:1:4",
 			reason: []string{`the input has no field "preferredLanguage", and schemas/note.schema.json defines none`},
@@ -224,11 +233,11 @@ func TestHeadingMistakes(t *testing.T) {
 		{name: "another case", change: title("# note\n\n{{ .title }}\n"), input: "title: T\n",
 			pos:    "templates/note/prompt.yaml:13",
 			reason: []string{`headings: "# Note" is missing; the prompt has "# note" (another case) at line 1 of the prompt, written by section title`},
-			hints:  []string{`if that is the heading, write it as "# Note" at title.md.tmpl:1:1`}},
+			hints:  []string{`if that is the heading, write it as "# Note" at templates/note/title.md.tmpl:1:1`}},
 		{name: "another level", change: title("{{ .title }}\n\n## Note\n"), input: "title: T\n",
 			pos:    "templates/note/prompt.yaml:13",
 			reason: []string{`the prompt has "## Note" (at level 2, not 1) at line 3 of the prompt`},
-			hints:  []string{`write it as "# Note" at title.md.tmpl:3:1`}},
+			hints:  []string{`write it as "# Note" at templates/note/title.md.tmpl:3:1`}},
 		{name: "a near spelling", change: title("# Nots\n"), input: "title: T\n",
 			pos:    "templates/note/prompt.yaml:13",
 			reason: []string{`the prompt has "# Nots" (a near spelling)`}},
@@ -239,7 +248,7 @@ func TestHeadingMistakes(t *testing.T) {
 			pos: "templates/note/prompt.yaml:13",
 			reason: []string{`"# Note" is missing: at line 7 of the prompt it stands inside a code block, which the fence "` + "```text" +
 				`" at line 3 (section title) opened and no fence closes before it, so it is no heading`},
-			hints: []string{"close that code block before the heading with a line of ```", "the fence comes from title.md.tmpl:3:1"}},
+			hints: []string{"close that code block before the heading with a line of ```", "the fence comes from templates/note/title.md.tmpl:3:1"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
@@ -331,14 +340,14 @@ func TestMistakesInTheShippedLibrary(t *testing.T) {
 			change: replaceIn(t, "templates/delegation/instructions.md.tmpl", "## Subagent Instructions", "## Subagent instructions"),
 			pos:    "templates/delegation/prompt.yaml:39",
 			reason: []string{`"## Subagent Instructions" is missing; the prompt has "## Subagent instructions" (another case)`, "written by section instructions"},
-			hints:  []string{`write it as "## Subagent Instructions" at instructions.md.tmpl:1:1`}}},
+			hints:  []string{`write it as "## Subagent Instructions" at templates/delegation/instructions.md.tmpl:1:1`}}},
 		{"delegation", mistake{name: "a heading swallowed by a fence", input: delegation,
 			change: func(f fstest.MapFS) {
 				f["templates/delegation/details.md.tmpl"].Data = []byte(details + "\n```text\nan example left open\n")
 			},
 			pos:    "templates/delegation/prompt.yaml:39",
 			reason: []string{`"## Subagent Instructions" is missing: at line`, "it stands inside a code block, which the fence \"```text\" at line", "(section details)"},
-			hints:  []string{"the fence comes from details.md.tmpl:" + fenceLine + ":1"}}},
+			hints:  []string{"the fence comes from templates/delegation/details.md.tmpl:" + fenceLine + ":1"}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.check(t, shippedFS(t), c.variant) })

@@ -35,7 +35,9 @@ const smallSchema = `{"type": "object", "additionalProperties": false, "required
 // every variant that does not load; the warnings of what is there for
 // nothing (a property no template reads, a partial nothing includes, a
 // code fence left open); the golden files in a section of their own, which
-// do not fail lint; a summary; and the same as JSON.
+// do not fail lint, the types' (types/<variant>.ts, .py) as well as the
+// prompts', so that lint counts what render test fails on; a summary; and
+// the same as JSON.
 func TestLintReport(t *testing.T) {
 	t.Parallel()
 	files := map[string]string{
@@ -67,7 +69,9 @@ templates/ok/main.md.tmpl:2:4: error: index: reflect: slice index out of range (
 
 golden files (not lint errors: render test shows the diffs and fails on them, render test --update accepts them):
 testdata/golden/ok/d.md: warning: the rendered prompt differs; render test shows the diff
-lint: 3 error(s) (3 warning(s)); 1 golden file(s) out of date: run render test
+testdata/golden/types/ok.py: warning: no golden file (render test --update writes it)
+testdata/golden/types/ok.ts: warning: no golden file (render test --update writes it)
+lint: 3 error(s) (3 warning(s)); 3 golden file(s) out of date: run render test
 `
 	if r.code != 1 || got != want {
 		t.Errorf("render lint: exit %d\n%s\nwant exit 1\n%s%s", r.code, got, want, r.stderr)
@@ -77,7 +81,7 @@ lint: 3 error(s) (3 warning(s)); 1 golden file(s) out of date: run render test
 	// message, and the count of the examples that hit it.
 	r = runCLI(t, "", "lint", "--templates", dir, "--format", "json")
 	var findings []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &findings); err != nil || r.code != 1 || len(findings) != 7 {
+	if err := json.Unmarshal([]byte(r.stdout), &findings); err != nil || r.code != 1 || len(findings) != 9 {
 		t.Fatalf("render lint --format json: exit %d, %v\n%s", r.code, err, r.stdout)
 	}
 	counted := findings[5]
@@ -101,8 +105,32 @@ lint: 3 error(s) (3 warning(s)); 1 golden file(s) out of date: run render test
 	os.RemoveAll(filepath.Join(dir, "templates", "worse"))
 	os.WriteFile(filepath.Join(dir, "templates", "ok", "main.md.tmpl"), []byte("# {{ .title }}\n{{ range .items }}{{ . }}\n{{ end }}"), 0o644)
 	r = runCLI(t, "", "lint", "--templates", dir)
-	if r.code != 0 || !strings.HasSuffix(r.stdout, "lint: no errors (3 warning(s)); 3 golden file(s) out of date: run render test\n") {
+	if r.code != 0 || !strings.HasSuffix(r.stdout, "lint: no errors (3 warning(s)); 5 golden file(s) out of date: run render test\n") {
 		t.Errorf("a library with warnings and a golden file that differs: exit %d\n%s", r.code, r.stdout)
+	}
+}
+
+// TestLintGoldenFilesOnly: with nothing to report but golden files, the
+// golden section starts the output, with no blank line before it.
+func TestLintGoldenFilesOnly(t *testing.T) {
+	t.Parallel()
+	dir := writeLibrary(t, map[string]string{
+		"schemas/ok.schema.json": `{"type": "object", "additionalProperties": false, "required": ["title"],
+  "properties": {"title": {"type": "string", "description": "T."}}}`,
+		"templates/ok/prompt.yaml":     "description: OK\nsections: [main]\n",
+		"templates/ok/main.md.tmpl":    "# {{ .title }}\n",
+		"templates/ok/examples/a.yaml": "title: A\n",
+		"testdata/golden/ok/a.md":      "# Old\n",
+	})
+	r := runCLI(t, "", "lint", "--templates", dir)
+	want := `golden files (not lint errors: render test shows the diffs and fails on them, render test --update accepts them):
+testdata/golden/ok/a.md: warning: the rendered prompt differs; render test shows the diff
+testdata/golden/types/ok.py: warning: no golden file (render test --update writes it)
+testdata/golden/types/ok.ts: warning: no golden file (render test --update writes it)
+lint: no errors (0 warning(s)); 3 golden file(s) out of date: run render test
+`
+	if got := strings.ReplaceAll(r.stdout, dir+string(filepath.Separator), ""); r.code != 0 || got != want {
+		t.Errorf("render lint: exit %d\n%s\nwant exit 0\n%s%s", r.code, got, want, r.stderr)
 	}
 }
 
@@ -185,9 +213,8 @@ coverage total    80.0% of 5 branches
 
 	r = runCLI(t, "", "lint", "--templates", dir, "--cover")
 	got = strings.ReplaceAll(r.stdout, dir+string(filepath.Separator), "")
-	want = `
-branches no example takes (add an example that takes each; render test --cover):
-templates/branchy/main.md.tmpl:2:32: warning: no example takes the body of {{if eq .mode "b"}}; add an example input that does (render test --cover)
+	want = `branches no example takes (add an example that takes each; render test --cover):
+templates/branchy/main.md.tmpl:2:32: warning: no example takes the body of {{if eq .mode "b"}}; add an example input that does, or, if no input can, say why in templates/branchy/examples/README.md (render test --cover)
 lint: no errors (1 warning(s))
 `
 	if r.code != 0 || got != want {

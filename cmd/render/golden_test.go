@@ -30,6 +30,10 @@ func TestRenderTest(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stdout, "+An edited line.") || !strings.Contains(r.stdout, "the rendered prompt differs") {
 		t.Fatalf("after an edit: exit %d\n%s", r.code, r.stdout)
 	}
+	// It ends with the next step.
+	if want := fmt.Sprintf("read the diffs above; if they are what you meant, render test --update writes them (%d file(s)), then commit them with the templates\n", len(goldens)); !strings.HasSuffix(r.stdout, want) {
+		t.Errorf("after an edit, the output does not end with %q:\n%s", want, r.stdout)
+	}
 	r = runCLI(t, "", "test", "--templates", dir, "--update")
 	if r.code != 0 || !strings.Contains(r.stdout, "updated ") || !strings.Contains(r.stdout, fmt.Sprintf(" %d changed", len(goldens))) {
 		t.Fatalf("--update (%d delegation golden files): exit %d\n%s%s", len(goldens), r.code, r.stdout, r.stderr)
@@ -104,7 +108,7 @@ func TestLintAndNew(t *testing.T) {
 	b, _ := os.ReadFile(tmpl)
 	os.WriteFile(tmpl, append([]byte("{{ if hasKey . \"environment\" }}{{ .delegation.task_sumary }}{{ end }}"), b...), 0o644)
 	r := runCLI(t, "", "lint", "--templates", dir)
-	want := `templates/delegation/details.md.tmpl:1:45: error: .delegation.task_sumary: the schema defines no field "task_sumary" here; did you mean "task_summary"?`
+	want := `templates/delegation/details.md.tmpl:1:46: error: .delegation.task_sumary: the schema defines no field "task_sumary" here; did you mean "task_summary"?`
 	if r.code != 1 || !strings.Contains(r.stdout, want) {
 		t.Fatalf("a misspelt field: exit %d\n%s\nwant %s", r.code, r.stdout, want)
 	}
@@ -122,17 +126,24 @@ func TestLintAndNew(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "render test "+name+" --templates "+dir+" --update") {
 		t.Fatalf("new: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	for _, f := range []string{"testdata/golden/" + name + "/basic.md", "testdata/golden/types/" + name + ".ts", "testdata/golden/types/" + name + ".py"} {
+	for _, f := range []string{"testdata/golden/" + name + "/basic.md", "testdata/golden/" + name + "/minimal.md",
+		"testdata/golden/types/" + name + ".ts", "testdata/golden/types/" + name + ".py"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("new wrote no %s: %v", f, err)
 		}
 	}
-	example, _ := os.ReadFile(filepath.Join(dir, "templates", name, "examples", "basic.yaml"))
-	if want := "# yaml-language-server: $schema=../../../schemas/" + name + ".schema.json\n"; !strings.HasPrefix(string(example), want) {
-		t.Errorf("the example does not start with %q:\n%s", want, example)
+	for _, ex := range []string{"basic.yaml", "minimal.yaml"} {
+		example, _ := os.ReadFile(filepath.Join(dir, "templates", name, "examples", ex))
+		if want := "# yaml-language-server: $schema=../../../schemas/" + name + ".schema.json\n"; !strings.HasPrefix(string(example), want) {
+			t.Errorf("the example %s does not start with %q:\n%s", ex, want, example)
+		}
 	}
-	if r := runCLI(t, "", "lint", name, "--templates", dir); r.code != 0 || !strings.Contains(r.stdout, "no errors (0 warning(s))") {
-		t.Errorf("lint of a new variant: exit %d\n%s", r.code, r.stdout)
+	// Its examples take every branch: lint --cover has nothing to say.
+	if r := runCLI(t, "", "lint", name, "--templates", dir, "--cover"); r.code != 0 || r.stdout != "lint: no errors (0 warning(s))\n" {
+		t.Errorf("lint --cover of a new variant: exit %d\n%s", r.code, r.stdout)
+	}
+	if r := runCLI(t, "", "test", name, "--templates", dir, "--cover"); r.code != 0 || !strings.Contains(r.stdout, "% of 5 branches\n") || !strings.HasSuffix(r.stdout, "coverage total "+strings.Repeat(" ", max(len(name)-5, 0))+"100.0% of 5 branches\n") {
+		t.Errorf("test --cover of a new variant: exit %d\n%s", r.code, r.stdout)
 	}
 	// Every golden file of the library, the new variant's types included.
 	if r := runCLI(t, "", "test", "--templates", dir); r.code != 0 || !strings.Contains(r.stdout, " 0 changed, 0 failed") {

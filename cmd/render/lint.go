@@ -31,15 +31,20 @@ func (a *app) lintCommand() *cobra.Command {
 
 Each finding is one line, file:line:col: error|warning: message, like go vet,
 once per place: a problem many examples hit is one line that counts them.
-Golden files that differ from what their examples render, are missing or
-belong to no example follow in a section of their own: they are not lint
-errors (render test fails on them, render test --update accepts them).
+Golden files that differ from what their examples render (or, for
+types/<variant>.ts and .py, from the types generated from the schema), are
+missing or belong to no example follow in a section of their own: they are
+not lint errors (render test fails on them, render test --update accepts
+them).
 --cover adds a warning for each branch of a template (if, else, with,
 range) that no example takes, as render test --cover lists them.
 
 --format json gives the same as one list: each finding with its position,
 severity, kind (lint, golden or coverage), message and, for a problem
 examples hit, count and examples.
+
+Outside a working copy (and without --templates) lint checks the library
+built into render, without its examples, and says so on stderr.
 
 lint exits 1 when the library has an error (a finding of kind lint and
 severity error), else 0: warnings, golden files and coverage do not change
@@ -71,8 +76,18 @@ its exit status.`,
 }
 
 // lintLibrary gathers the findings of the named variants (all when none is).
+// The library built into render, linted outside a working copy, has no
+// golden files here: its templates, manifests and schemas are checked, and
+// its examples are not compared with anything.
 func lintLibrary(a *app, lib *engine.Library, root string, names []string) ([]lint.Finding, error) {
-	return librarylint.Findings(a.ctx, lib, librarylint.GoldenDir(root), names)
+	goldenDir := librarylint.GoldenDir(root)
+	if a.templates == "" {
+		goldenDir = ""
+		if a.format != "json" { // stderr is for tools then: errors only
+			a.say("no working copy here: linting the library built into render, without examples or golden files (cd into your working copy, or give --templates DIR)")
+		}
+	}
+	return librarylint.Findings(a.ctx, lib, goldenDir, names)
 }
 
 // reportLint prints the findings: the library's (errors and warnings),
@@ -113,15 +128,23 @@ func (a *app) reportLint(findings []lint.Finding) error {
 		b.WriteString(f.String())
 		b.WriteByte('\n')
 	}
+	// A section after findings is set apart by a blank line.
+	sep := func() {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+	}
 	if len(coverage) > 0 {
-		fmt.Fprintf(&b, "\nbranches no example takes (add an example that takes each; render test --cover):\n")
+		sep()
+		fmt.Fprintf(&b, "branches no example takes (add an example that takes each; render test --cover):\n")
 		for _, f := range coverage {
 			b.WriteString(f.String())
 			b.WriteByte('\n')
 		}
 	}
 	if len(goldens) > 0 {
-		fmt.Fprintf(&b, "\ngolden files (not lint errors: render test shows the diffs and fails on them, render test --update accepts them):\n")
+		sep()
+		fmt.Fprintf(&b, "golden files (not lint errors: render test shows the diffs and fails on them, render test --update accepts them):\n")
 		for _, f := range goldens {
 			b.WriteString(f.String())
 			b.WriteByte('\n')

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -17,10 +18,20 @@ type result struct {
 	stdout, stderr string
 }
 
+// runCLI runs render with args in process, as from a folder of no working
+// copy: the embedded library unless --templates names one.
 func runCLI(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	return runApp(t, &app{}, stdin, args...)
+}
+
+// runApp runs render with args in process, with a's settings and the
+// test's streams.
+func runApp(t *testing.T, a *app, stdin string, args ...string) result {
+	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(stdin), &out, &errb)
+	a.ctx, a.stdin, a.stdout, a.stderr = context.Background(), strings.NewReader(stdin), &out, &errb
+	code := a.execute(args)
 	return result{code, out.String(), errb.String()}
 }
 

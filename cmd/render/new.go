@@ -26,9 +26,10 @@ func (a *app) newCommand() *cobra.Command {
 		Long: `new writes a variant that works at once into the working copy (--templates DIR,
 else the working copy the current directory is in, else the current
 directory): a manifest, an input schema with a description on every field,
-two sections, one example, the example's golden file and the golden files of
-the variant's types. render lint, render test and go test ./... pass on it as
-it is; then make it yours, one file at a time.`,
+two sections, two examples that between them take every branch, their golden
+files and the golden files of the variant's types. render lint (--cover
+too), render test and go test ./... pass on it as it is; then make it yours,
+one file at a time.`,
 		Example: `  render new reviewer
   render new reviewer --templates ~/prompts`,
 		Args: cobra.ExactArgs(1),
@@ -69,11 +70,20 @@ Constraints:
 {{ end }}{{ end -}}
 `,
 		"templates/" + name + "/examples/basic.yaml": `# yaml-language-server: $schema=../../../schemas/` + name + `.schema.json
-# The smallest input that renders: an agent and its task.
+# An agent with a role, and a task with constraints: every optional part shown.
 agent: {name: Ada, role: a careful reviewer}
 task:
   summary: Review the open pull requests and report what blocks each one.
   constraints: [Do not merge anything., Report within the hour.]
+`,
+		// A second example takes the other way of each with, so that the
+		// skeleton starts with every branch covered (render test --cover).
+		"templates/" + name + "/examples/minimal.yaml": `# yaml-language-server: $schema=../../../schemas/` + name + `.schema.json
+# The smallest input that renders: no role, no constraints, and the prompt
+# leaves both out.
+agent: {name: Ada}
+task:
+  summary: Review the open pull requests and report what blocks each one.
 `,
 		"schemas/" + name + ".schema.json": `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -104,7 +114,7 @@ task:
 	goldenDir := filepath.Join(root, "testdata", "golden")
 	// What render test --update writes for the variant: the example's
 	// prompt and the types of its input.
-	goldens := []string{filepath.Join(goldenDir, name, "basic.md")}
+	goldens := []string{filepath.Join(goldenDir, name, "basic.md"), filepath.Join(goldenDir, name, "minimal.md")}
 	for _, lang := range typegen.Langs() {
 		goldens = append(goldens, filepath.Join(goldenDir, golden.TypesDir, name+lang.FileExt()))
 	}
@@ -178,16 +188,17 @@ task:
 	a.say("wrote variant %s in %s:", name, dir)
 	fmt.Fprintf(a.stdout, `  %[1]s/prompt.yaml             the manifest: sections, checks
   %[1]s/intro.md.tmpl, task.md.tmpl   one template per section
-  %[1]s/examples/basic.yaml     an example input
+  %[1]s/examples/basic.yaml, minimal.yaml   example inputs, which take every branch
   %[2]s   the input's schema
-  %[3]s   the example's golden file
+  %[3]s   the examples' golden files
   %[4]s   the golden files of the input's types
 
 Next:
   1. describe the input in the schema; give every field a description
   2. write the sections; add an example for each branch of your templates
+     (render test --cover lists those no example takes)
   3. render lint %[5]s%[6]s
   4. render test %[5]s%[6]s --update, read the golden files, commit
-`, dir, filepath.Join(root, "schemas", name+".schema.json"), goldens[0], strings.Join(goldens[1:], ", "), name, flag)
+`, dir, filepath.Join(root, "schemas", name+".schema.json"), strings.Join(goldens[:2], ", "), strings.Join(goldens[2:], ", "), name, flag)
 	return nil
 }

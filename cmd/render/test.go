@@ -31,17 +31,32 @@ or variant.
 
 --update writes the golden files that differ or are missing, deletes those no
 example or variant produces, and says which changed: review them, then
-commit. It writes only into a working copy, never from the embedded library.`,
+commit. It writes only into a working copy, never from the embedded library;
+outside a working copy (and without --templates) test refuses to run.
+
+--cover also reports the branches of the templates (the body of each if,
+with and range, each else, and the empty else of an if or with that has
+none) that no example takes, at their file:line:col, and the share taken
+per variant and in total; a budget_examples entry counts the branches of
+the prompt it fits. Coverage does not change the exit status.`,
 		Example: `  render test
   render test space swarm
   render test --update
+  render test --cover
   render test --templates ~/prompts`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if update && a.templates == "" {
+			if a.templates == "" {
+				// The golden files are a working copy's: the library built
+				// into render has none here to compare with, let alone write.
 				cwd, _ := os.Getwd()
-				return &engine.Error{Kind: engine.KindUsage, Flag: "--update", Path: cwd,
-					Reason: "no library working copy in this folder or above it (a folder holding templates/ and schemas/); --update writes golden files from a working copy only, never from the library built into render",
+				e := &engine.Error{Kind: engine.KindUsage, Path: cwd,
+					Reason: "no library working copy in this folder or above it (a folder holding templates/ and schemas/); render test compares a working copy's examples with its golden files",
 					Hints:  []string{"cd into your working copy (the folder holding templates/, schemas/ and testdata/golden/), or give --templates DIR"}}
+				if update {
+					e.Flag = "--update"
+					e.Reason = "no library working copy in this folder or above it (a folder holding templates/ and schemas/); --update writes golden files from a working copy only, never from the library built into render"
+				}
+				return e
 			}
 			lib, root, err := a.workingCopy()
 			if err != nil {
@@ -80,9 +95,13 @@ func (a *app) reportTests(outcomes []golden.Outcome) error {
 	}
 	var list []entry
 	var b strings.Builder
+	acceptable := 0 // failures --update resolves: a file that differs, is missing or has no example
 	for _, o := range outcomes {
 		if !o.OK() {
 			failed++
+		}
+		if o.Status == golden.Differs || o.Status == golden.Missing || o.Status == golden.Stale {
+			acceptable++
 		}
 		if o.Status == golden.Updated || o.Status == golden.Removed {
 			changed++
@@ -104,5 +123,9 @@ func (a *app) reportTests(outcomes []golden.Outcome) error {
 		return a.writeOutput("", jsonBytes(list))
 	}
 	fmt.Fprintf(&b, "%d golden file(s): %d ok, %d changed, %d failed\n", len(outcomes), len(outcomes)-failed-changed, changed, failed)
+	if acceptable > 0 {
+		// The next step: the diffs above are what --update would write.
+		fmt.Fprintf(&b, "read the diffs above; if they are what you meant, render test --update writes them (%d file(s)), then commit them with the templates\n", acceptable)
+	}
 	return a.writeOutput("", []byte(b.String()))
 }

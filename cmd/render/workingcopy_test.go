@@ -7,46 +7,45 @@ import (
 	"testing"
 )
 
-// The package's tests run in cmd/render, a folder of this repository, which
-// is a library working copy: render would use it. They test the embedded
-// library unless they say otherwise, as the tests below do.
-func init() { searchWorkingCopy = false }
-
-// searchWorkingCopies lets render find the working copy the current
-// directory is in, for the rest of the test. Such a test changes the
-// current directory, so it is never parallel, and runs before the parallel
-// tests do.
-func searchWorkingCopies(t *testing.T) {
-	searchWorkingCopy = true
-	t.Cleanup(func() { searchWorkingCopy = false })
+// runSearching is runCLI as from the current directory, which render
+// searches for the working copy it is in (the package's other tests run
+// in cmd/render, a folder of this repository, and leave the search off).
+func runSearching(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	return runApp(t, &app{searchWorkingCopy: true}, stdin, args...)
 }
 
 // workingCopyNote is what render says on stderr when it uses the working
 // copy at dir.
 func workingCopyNote(t *testing.T, dir string) string {
+	return "render: using the working copy at " + resolved(t, dir) + " (give --templates to choose another)\n"
+}
+
+// resolved is dir with its links resolved, as render names a working copy.
+func resolved(t *testing.T, dir string) string {
 	t.Helper()
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "render: using the working copy at " + real + " (give --templates to choose another)\n"
+	return real
 }
 
 // TestWorkingCopyByDefault: in a working copy, or any folder below it,
 // render uses that copy without --templates and says so, once; render test
 // --update writes its golden files; render new writes into it. Outside
-// one, render uses the embedded library, and render test --update refuses
-// to write golden files from it.
+// one, render uses the embedded library: render test refuses to compare
+// or write golden files it has none of, and render lint checks it without
+// them.
 func TestWorkingCopyByDefault(t *testing.T) {
 	dir := copyLibrary(t)
 	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("../../testdata")); err != nil {
 		t.Fatal(err)
 	}
-	searchWorkingCopies(t)
 	t.Chdir(filepath.Join(dir, "templates", "space"))
 	note := workingCopyNote(t, dir)
 
-	r := runCLI(t, "", "test")
+	r := runSearching(t, "", "test")
 	if r.code != 0 || r.stderr != note || !strings.Contains(r.stdout, " 0 failed") {
 		t.Fatalf("render test in the working copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -54,7 +53,7 @@ func TestWorkingCopyByDefault(t *testing.T) {
 	b, _ := os.ReadFile(tmpl)
 	os.WriteFile(tmpl, append(b, "A line only the working copy has.\n"...), 0o644)
 	for _, args := range [][]string{{}, {"--templates", dir}, {"--format", "json"}} {
-		r := runCLI(t, "", append([]string{"delegation", "--example", "minimal"}, args...)...)
+		r := runSearching(t, "", append([]string{"delegation", "--example", "minimal"}, args...)...)
 		wantNote := note
 		if len(args) > 0 {
 			wantNote = ""
@@ -63,47 +62,56 @@ func TestWorkingCopyByDefault(t *testing.T) {
 			t.Errorf("render %v: exit %d, stderr %q, want %q; the working copy's prompt: %t", args, r.code, r.stderr, wantNote, strings.Contains(r.stdout, "A line only"))
 		}
 	}
-	if r := runCLI(t, "", "test", "delegation"); r.code != 1 {
+	if r := runSearching(t, "", "test", "delegation"); r.code != 1 {
 		t.Errorf("render test after an edit: exit %d\n%s", r.code, r.stdout)
 	}
-	r = runCLI(t, "", "test", "--update")
+	r = runSearching(t, "", "test", "--update")
 	golden, _ := os.ReadFile(filepath.Join(dir, "testdata", "golden", "delegation", "minimal.md"))
 	if r.code != 0 || !strings.Contains(string(golden), "A line only the working copy has.") {
 		t.Errorf("render test --update in the working copy: exit %d, the golden file updated: %t\n%s%s", r.code,
 			strings.Contains(string(golden), "A line only"), r.stdout, r.stderr)
 	}
 	name := freeVariantName(t, dir, "reviewer")
-	r = runCLI(t, "", "new", name)
+	r = runSearching(t, "", "new", name)
 	if r.code != 0 || !strings.Contains(r.stdout, "render test "+name+" --update,") {
 		t.Errorf("render new in the working copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "templates", name, "prompt.yaml")); err != nil {
 		t.Errorf("render new did not write into the working copy: %v", err)
 	}
-	if r := runCLI(t, "", "test"); r.code != 0 || !strings.Contains(r.stdout, " 0 changed, 0 failed") {
+	if r := runSearching(t, "", "test"); r.code != 0 || !strings.Contains(r.stdout, " 0 changed, 0 failed") {
 		t.Errorf("render test after render new: exit %d\n%s", r.code, r.stdout)
 	}
 	// The audit commands load no library: nothing to say.
 	db := filepath.Join(t.TempDir(), "audit.db")
-	runCLI(t, "", "delegation", "--example", "minimal", "--audit", db)
-	if r := runCLI(t, "", "audit", "verify", "--audit", db); r.code != 0 || r.stderr != "" {
+	runSearching(t, "", "delegation", "--example", "minimal", "--audit", db)
+	if r := runSearching(t, "", "audit", "verify", "--audit", db); r.code != 0 || r.stderr != "" {
 		t.Errorf("audit verify: exit %d, stderr %q", r.code, r.stderr)
 	}
 
 	// Outside a working copy: the embedded library, and no --update.
 	elsewhere := t.TempDir()
 	t.Chdir(elsewhere)
-	r = runCLI(t, "", "delegation", "--example", "minimal")
+	r = runSearching(t, "", "delegation", "--example", "minimal")
 	if r.code != 0 || r.stderr != "" || strings.Contains(r.stdout, "A line only the working copy has.") {
 		t.Errorf("outside a working copy: exit %d, stderr %q", r.code, r.stderr)
 	}
-	r = runCLI(t, "", "test", "--update")
+	r = runSearching(t, "", "test", "--update")
 	if real, _ := filepath.EvalSymlinks(elsewhere); r.code != 2 || !strings.Contains(r.stderr, real) ||
 		!strings.Contains(r.stderr, "no library working copy") || !strings.Contains(r.stderr, "--templates DIR") {
 		t.Errorf("render test --update outside a working copy: exit %d\n%s", r.code, r.stderr)
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
 		t.Errorf("render test --update wrote %v", entries)
+	}
+	// Nor plain render test: there are no golden files to compare with.
+	if r := runSearching(t, "", "test"); r.code != 2 || !strings.Contains(r.stderr, "no library working copy") || r.stdout != "" {
+		t.Errorf("render test outside a working copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// lint checks the embedded library, without golden files it does not have.
+	if r := runSearching(t, "", "lint"); r.code != 0 || r.stdout != "lint: no errors (0 warning(s))\n" ||
+		!strings.Contains(r.stderr, "linting the library built into render") {
+		t.Errorf("render lint outside a working copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
 

@@ -277,17 +277,130 @@ func missingHeading(rep *Report, want []string, i int, p Prompt) (msg, section s
 		return msg, p.SectionAt(h.Offset), hints
 	}
 	msg = fmt.Sprintf("%q is missing: no heading of the prompt comes near it", w)
-	var same []string
-	for _, h := range rep.Outline {
-		if h.Level == level && len(same) < 10 {
-			same = append(same, fmt.Sprintf("%q", strings.Repeat("#", h.Level)+" "+h.Text))
+	if place, sections := between(rep, want, i, p); place != "" {
+		msg += "; by the order of checks.headings it belongs " + place
+		there := headingsThere(rep, want, i, level)
+		if len(there) > 0 {
+			var names []string
+			for _, h := range there {
+				names = append(names, fmt.Sprintf("%q (line %d)", strings.Repeat("#", h.Level)+" "+h.Text, h.Line))
+			}
+			msg += ", where the prompt has " + strings.Join(names, ", ")
 		}
-	}
-	if len(same) > 0 {
-		msg += fmt.Sprintf("; its level-%d headings are %s", level, strings.Join(same, ", "))
+		if len(there) == 1 {
+			// A rewording, most likely: the heading to write it over.
+			h := there[0]
+			hints = append(hints, fmt.Sprintf("if %q is that heading, write it as %q at %s; if the manifest is wrong, change this entry of checks.headings",
+				strings.Repeat("#", h.Level)+" "+h.Text, w, written(h.Offset)))
+			return msg, p.SectionAt(h.Offset), hints
+		}
+		if len(sections) > 0 {
+			hints = append(hints, fmt.Sprintf("write %q where it belongs, in the template of section %s (%s.md.tmpl), or remove it from checks.headings",
+				w, strings.Join(sections, " or "), sections[0]))
+			return msg, sections[0], hints
+		}
+	} else {
+		var same []string
+		for _, h := range rep.Outline {
+			if h.Level == level && len(same) < 10 {
+				same = append(same, fmt.Sprintf("%q", strings.Repeat("#", h.Level)+" "+h.Text))
+			}
+		}
+		if len(same) > 0 {
+			msg += fmt.Sprintf("; its level-%d headings are %s", level, strings.Join(same, ", "))
+		}
 	}
 	hints = append(hints, fmt.Sprintf("write %q in the template of the section that should hold it, or remove it from checks.headings", w))
 	return msg, "", hints
+}
+
+// headingsThere are the headings of the level of the missing want[i]
+// that the prompt has where it belongs, between the required headings
+// before and after it that the prompt has: a rewording, most likely.
+func headingsThere(rep *Report, want []string, i, level int) []outline.Heading {
+	at := func(w string) int {
+		l, t := outline.ParseHeadingLine(w)
+		for _, h := range rep.Outline {
+			if h.Level == l && h.Text == t {
+				return h.Offset
+			}
+		}
+		return -1
+	}
+	from, to := -1, -1
+	for j := i - 1; j >= 0 && from < 0; j-- {
+		from = at(want[j])
+	}
+	for j := i + 1; j < len(want) && to < 0; j++ {
+		to = at(want[j])
+	}
+	var out []outline.Heading
+	for _, h := range rep.Outline {
+		if h.Level == level && h.Offset > from && (to < 0 || h.Offset < to) && len(out) < 5 {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// between says where the missing want[i] belongs by the order of the
+// required headings: after the one before it that the prompt has, and
+// before the one after it ("after "## A" (line 3 of the prompt) and before
+// "## C" (line 9)"), with the sections that wrote the text between them,
+// where an author would write it: those after the section of the heading
+// before, up to and with the section of the heading after, or, when both
+// stand in one section, that one. It is "" when the prompt has neither.
+func between(rep *Report, want []string, i int, p Prompt) (place string, sections []string) {
+	find := func(w string) (outline.Heading, bool) {
+		level, text := outline.ParseHeadingLine(w)
+		for _, h := range rep.Outline {
+			if h.Level == level && h.Text == text {
+				return h, true
+			}
+		}
+		return outline.Heading{}, false
+	}
+	from, to := 0, len(p.Text)
+	var parts []string
+	for j := i - 1; j >= 0; j-- {
+		if h, ok := find(want[j]); ok {
+			parts = append(parts, fmt.Sprintf("after %q (line %d of the prompt)", want[j], h.Line))
+			from = h.Offset
+			break
+		}
+	}
+	for j := i + 1; j < len(want); j++ {
+		if h, ok := find(want[j]); ok {
+			parts = append(parts, fmt.Sprintf("before %q (line %d)", want[j], h.Line))
+			to = h.Offset
+			break
+		}
+	}
+	if len(parts) == 0 || p.SectionAt == nil {
+		return strings.Join(parts, " and "), nil
+	}
+	// The sections of the lines between, in order; the section of the
+	// heading before comes last, as the one to extend when no other is.
+	first := p.SectionAt(from)
+	for at := from; at < to; {
+		if s := p.SectionAt(at); s != "" && s != first && !slices.Contains(sections, s) {
+			sections = append(sections, s)
+		}
+		next := strings.IndexByte(p.Text[at:to], '\n')
+		if next < 0 {
+			break
+		}
+		at += next + 1
+	}
+	if len(sections) > 1 && to < len(p.Text) && p.SectionAt(to) == sections[len(sections)-1] {
+		// The heading after opens the last section: the text before it is
+		// the other sections'.
+		sections = sections[:len(sections)-1]
+	}
+	if len(sections) == 0 && first != "" {
+		sections = []string{first}
+	}
+	return strings.Join(parts, " and "), sections
 }
 
 // nearestHeading is the heading of the prompt an author most likely meant

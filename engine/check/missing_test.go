@@ -57,10 +57,20 @@ func TestMissingHeadingSaysWhy(t *testing.T) {
 			"review",
 			[]string{"at line 3 of the prompt it is indented four spaces or more, so it is no heading"},
 			[]string{"remove the indentation before the heading"}},
+		// Removed: where it belongs by the order of the required headings,
+		// and the section that writes the text there.
 		{"nothing near", []section{{"intro", "# Guide\n\n"}, {"review", "## Summary\n\n"}, {"out", "## Output\n"}},
-			"",
-			[]string{`"## Review Checklist" is missing: no heading of the prompt comes near it; its level-2 headings are "## Summary", "## Output"`},
-			[]string{`write "## Review Checklist" in the template of the section that should hold it, or remove it from checks.headings`}},
+			"review",
+			[]string{`"## Review Checklist" is missing: no heading of the prompt comes near it; by the order of checks.headings it belongs after "# Guide" (line 1 of the prompt) and before "## Output" (line 5), where the prompt has "## Summary" (line 3)`},
+			[]string{`if "## Summary" is that heading, write it as "## Review Checklist" at review.md.tmpl:1:1; if the manifest is wrong, change this entry of checks.headings`}},
+		{"nothing near, between two sections", []section{{"intro", "# Guide\n\n"}, {"a", "Text.\n\n"}, {"b", "More.\n\n"}, {"out", "## Output\n"}},
+			"a",
+			[]string{`belongs after "# Guide" (line 1 of the prompt) and before "## Output" (line 7)`},
+			[]string{`in the template of section a or b (a.md.tmpl)`}},
+		{"nothing near, in the section of the heading before", []section{{"intro", "# Guide\n\nText.\n\n## Output\n"}},
+			"intro",
+			[]string{`belongs after "# Guide" (line 1 of the prompt) and before "## Output" (line 5)`},
+			[]string{`in the template of section intro (intro.md.tmpl)`}},
 	}
 	// The templates' texts: each section's text, as its template holds it,
 	// but for ~~~~, which stands for a fence an input field wrote.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 	"text/template/parse"
@@ -54,6 +55,11 @@ type Finding struct {
 	Count int `json:"count,omitempty"`
 	// Examples are the examples that hit it, sorted.
 	Examples []string `json:"examples,omitempty"`
+	// Same, when set, makes findings at one position the same finding
+	// whatever their messages say of each example: a check of the manifest
+	// that fails says where in each example's prompt, but it is one entry
+	// of prompt.yaml to fix.
+	Same string `json:"-"`
 }
 
 func (f Finding) String() string { return fmt.Sprintf("%s: %s: %s", f.Position, f.Severity, f.Message) }
@@ -165,6 +171,10 @@ type scope struct {
 	guards map[string]bool // fields tested with hasKey or read with get
 	// tests are variables that hold a hasKey test: {{ $root := not (hasKey . "parent") }}.
 	tests map[string]test
+	// rebound is "with" or "range" inside one, where the dot is not the
+	// input; reboundLine is that action's line.
+	rebound     string
+	reboundLine int
 }
 
 // test is a hasKey test of the field at path, negated or not.
@@ -174,7 +184,8 @@ type test struct {
 }
 
 func (s *scope) child() *scope {
-	c := &scope{dot: s.dot, vars: map[string]value{}, guards: map[string]bool{}, tests: map[string]test{}}
+	c := &scope{dot: s.dot, vars: map[string]value{}, guards: map[string]bool{}, tests: map[string]test{},
+		rebound: s.rebound, reboundLine: s.reboundLine}
 	for k, v := range s.vars {
 		c.vars[k] = v
 	}
@@ -188,11 +199,38 @@ func (s *scope) child() *scope {
 }
 
 func (w *walker) report(n parse.Node, sev Severity, format string, args ...any) {
+	loc, _ := w.tree.ErrorContext(n)
+	w.reportAt(w.t.Dir+"/"+oneBased(loc), sev, format, args...)
+}
+
+// reportAt is report at a position given as file:line:col, col from 1.
+func (w *walker) reportAt(pos string, sev Severity, format string, args ...any) {
 	if w.quiet > 0 {
 		return
 	}
+	w.add(Finding{Position: pos, Severity: sev, Kind: KindLint, Message: fmt.Sprintf(format, args...)})
+}
+
+// fieldPos is where the i-th of the names node n reads stands, file:line:col
+// with col from 1: the "." before it, where an author puts the cursor and
+// where a render that fails on it reports it (engine's fieldSite). names
+// are those read after the node's first term: all of a field's, those
+// after $x of a variable's, those after (...) of a chain's.
+// text/template places a field of several names at its second.
+func (w *walker) fieldPos(n parse.Node, names []string, i int) string {
 	loc, _ := w.tree.ErrorContext(n)
-	w.add(Finding{Position: w.t.Dir + "/" + loc, Severity: sev, Kind: KindLint, Message: fmt.Sprintf(format, args...)})
+	at := strings.LastIndexByte(loc, ':')
+	col, err := strconv.Atoi(loc[at+1:])
+	if at < 0 || err != nil {
+		return w.t.Dir + "/" + loc
+	}
+	if f, ok := n.(*parse.FieldNode); ok && len(f.Ident) > 1 {
+		col -= 1 + len(f.Ident[0])
+	}
+	for _, name := range names[:i] {
+		col += 1 + len(name)
+	}
+	return w.t.Dir + "/" + loc[:at+1] + strconv.Itoa(col+1)
 }
 
 // add adds a finding once.
@@ -237,6 +275,7 @@ func (w *walker) node(n parse.Node, s *scope) {
 		w.guardsOf(n.Pipe, body)
 		body.dot = w.pipe(n.Pipe, s)
 		w.declare(n.Pipe, body, body.dot)
+		body.rebound, body.reboundLine = "with", w.line(n)
 		w.list(n.List, body)
 		w.list(n.ElseList, s.child())
 	case *parse.RangeNode:
@@ -247,6 +286,7 @@ func (w *walker) node(n parse.Node, s *scope) {
 		}
 		body := s.child()
 		body.dot = elem
+		body.rebound, body.reboundLine = "range", w.line(n)
 		if len(n.Pipe.Decl) == 2 {
 			body.vars[n.Pipe.Decl[0].Ident[0]] = value{open: true}
 			body.vars[n.Pipe.Decl[1].Ident[0]] = elem
@@ -407,7 +447,26 @@ func (w *walker) command(c *parse.CommandNode, s *scope, piped *value) value {
 	if keepsElements(id.Ident) && len(vals) > 0 && piped == nil {
 		return vals[len(vals)-1]
 	}
+	if id.Ident == "concat" && piped == nil {
+		return sameList(vals)
+	}
 	return value{open: true}
+}
+
+// sameList is what concat gives of lists: one of their elements, when each
+// is the same list of the schema (its items filtered or sorted, as
+// concat (where "p" "high" .goals) (where "p" "low" .goals) has them), and
+// nothing known otherwise.
+func sameList(vals []value) value {
+	if len(vals) == 0 {
+		return value{open: true}
+	}
+	for _, v := range vals {
+		if v.open || v.path != vals[0].path {
+			return value{open: true}
+		}
+	}
+	return vals[0]
 }
 
 // base evaluates the object get, index and hasKey look into, which they
@@ -437,16 +496,58 @@ func (w *walker) arg(a parse.Node, s *scope) value {
 
 // fields follows a path of field names from v.
 func (w *walker) fields(n parse.Node, v value, names []string, s *scope) value {
-	for _, name := range names {
-		v = w.field(n, v, name, s, true)
+	for i, name := range names {
+		pos := w.fieldPos(n, names, i)
+		if _, dotRead := n.(*parse.FieldNode); dotRead && i == 0 && w.misreadInput(pos, v, names, s) {
+			return value{open: true}
+		}
+		v = w.fieldAt(pos, v, name, s, true)
 	}
 	return v
+}
+
+// misreadInput reports a field read from the dot inside with or range that
+// the dot has not and the input has: the author meant $, as a render that
+// fails there says too.
+func (w *walker) misreadInput(pos string, dot value, names []string, s *scope) bool {
+	root, ok := s.vars["$"]
+	if s.rebound == "" || dot.open || !ok || root.open || !root.root {
+		return false
+	}
+	if _, status := dot.node.Field(names[0]); status != schema.Unknown {
+		return false
+	}
+	if _, status := root.node.Field(names[0]); status == schema.Unknown && !slices.Contains(w.t.Extra, names[0]) {
+		return false
+	}
+	text := "." + strings.Join(names, ".")
+	w.reportAt(pos, Error, "%s reads %q from the dot, which inside the {{ %s }} of line %d is %s (which has no field %q), not the input; "+
+		"inside with/range the dot is the current item; the top-level input is $: write $%s",
+		text, names[0], s.rebound, s.reboundLine, pathText(dot.path), names[0], text)
+	return true
+}
+
+// line is the line of node n in the template walked.
+func (w *walker) line(n parse.Node) int {
+	loc, _ := w.tree.ErrorContext(n)
+	parts := strings.Split(loc, ":")
+	if len(parts) < 3 {
+		return 0
+	}
+	l, _ := strconv.Atoi(parts[len(parts)-2])
+	return l
 }
 
 // field steps from v into name, reporting a field the schema does not
 // define, and, when read is true (a plain .a, not get or hasKey), an
 // optional field read outside a guard.
 func (w *walker) field(n parse.Node, v value, name string, s *scope, read bool) value {
+	loc, _ := w.tree.ErrorContext(n)
+	return w.fieldAt(w.t.Dir+"/"+oneBased(loc), v, name, s, read)
+}
+
+// fieldAt is field, reporting at pos.
+func (w *walker) fieldAt(pos string, v value, name string, s *scope, read bool) value {
 	if v.open {
 		return value{open: true}
 	}
@@ -467,11 +568,11 @@ func (w *walker) field(n parse.Node, v value, name string, s *scope, read bool) 
 		} else if len(known) > 0 {
 			msg += "; the fields here are: " + strings.Join(known, ", ")
 		}
-		w.report(n, Error, "%s", msg)
+		w.reportAt(pos, Error, "%s", msg)
 		return value{open: true}
 	case schema.Declared:
 		if read && v.node.Optional(name) && !s.guards[path] && !strings.Contains(v.path, "*") {
-			w.report(n, Warning, "%s is optional (not required, no default): reading it fails when an input leaves it out; guard it with {{ if hasKey %s %q }} or read it with get %s %q",
+			w.reportAt(pos, Warning, "%s is optional (not required, no default): reading it fails when an input leaves it out; guard it with {{ if hasKey %s %q }} or read it with get %s %q",
 				pathText(path), objectText(v.path), name, objectText(v.path), name)
 		}
 	}

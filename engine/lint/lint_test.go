@@ -29,10 +29,9 @@ const noteSchema = `{
   }
 }`
 
-// check lints main.md.tmpl, which runs on the whole input, beside a partial
-// part.md.tmpl, which runs on what its caller passes, as the engine parses
-// them: one set, with the engine's functions.
-func check(t *testing.T, main string) []string {
+// parseNote parses files as the engine parses a variant's templates (one
+// set, with the engine's functions), beside noteSchema's root.
+func parseNote(t *testing.T, files map[string]string) (*template.Template, *schema.Schema) {
 	t.Helper()
 	set, err := schema.Load(fstest.MapFS{"schemas/note.schema.json": {Data: []byte(noteSchema)}}, "lib")
 	if err != nil {
@@ -45,11 +44,20 @@ func check(t *testing.T, main string) []string {
 	var tmpl *template.Template
 	env := &funcs.Env{Templates: func() *template.Template { return tmpl }}
 	tmpl = template.New("note").Option("missingkey=error").Funcs(funcs.Map(env))
-	for name, src := range map[string]string{"main.md.tmpl": main, "part.md.tmpl": "{{ .anything }}{{ .at.all }}"} {
+	for name, src := range files {
 		if _, err := tmpl.New(name).Parse(src); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return tmpl, sc
+}
+
+// check lints main.md.tmpl, which runs on the whole input, beside a partial
+// part.md.tmpl, which runs on what its caller passes, as the engine parses
+// them: one set, with the engine's functions.
+func check(t *testing.T, main string) []string {
+	t.Helper()
+	tmpl, sc := parseNote(t, map[string]string{"main.md.tmpl": main, "part.md.tmpl": "{{ .anything }}{{ .at.all }}"})
 	var out []string
 	for _, f := range lint.Check(lint.Templates{
 		Set:      tmpl,
@@ -77,8 +85,9 @@ func optional(pos, path, object, name string) string {
 // include or template of a name the set does not hold. What a guard
 // protects, what the engine adds (at the top level only), what a partial
 // reads and the fields of list items are not findings. A position is
-// text/template's: line, then the byte offset in the line from 0, of the
-// node's last token.
+// line:col, the column counted in bytes from 1: for a field, the "." before
+// the name at fault, where a render that fails on it says it failed; else
+// the start of the node.
 func TestCheck(t *testing.T) {
 	const fields = "the fields here are: admin, extra, items, meta, style, title, note_id"
 	cases := []struct {
@@ -88,41 +97,50 @@ func TestCheck(t *testing.T) {
 	}{
 		{"clean", "{{ .title }}{{ .admin }}{{ range .items }}{{ .id }}{{ end }}", nil},
 		{"a misspelt field", "{{ .titel }}",
-			[]string{at + `1:3: error: .titel: the schema defines no field "titel" here; did you mean "title"?`}},
+			[]string{at + `1:4: error: .titel: the schema defines no field "titel" here; did you mean "title"?`}},
+		{"the first of several names", "{{ .titel.first }}",
+			[]string{at + `1:4: error: .titel: the schema defines no field "titel" here; did you mean "title"?`}},
 		{"no name near", "\n\n{{ .zzzzzzzz }}",
-			[]string{at + `3:3: error: .zzzzzzzz: the schema defines no field "zzzzzzzz" here; ` + fields}},
+			[]string{at + `3:4: error: .zzzzzzzz: the schema defines no field "zzzzzzzz" here; ` + fields}},
 		{"in a branch", "{{ if .admin }}\n  {{ .titel }}{{ end }}",
-			[]string{at + `2:5: error: .titel: the schema defines no field "titel" here; did you mean "title"?`}},
+			[]string{at + `2:6: error: .titel: the schema defines no field "titel" here; did you mean "title"?`}},
 		{"in an else branch of with", "{{ with .items }}{{ else }}{{ .titel }}{{ end }}",
-			[]string{at + `1:30: error: .titel: the schema defines no field "titel" here; did you mean "title"?`}},
+			[]string{at + `1:31: error: .titel: the schema defines no field "titel" here; did you mean "title"?`}},
 		{"the engine's names", "{{ .note_id }}{{ .note_idd }}",
-			[]string{at + `1:17: error: .note_idd: the schema defines no field "note_idd" here; did you mean "note_id"?`}},
+			[]string{at + `1:18: error: .note_idd: the schema defines no field "note_idd" here; did you mean "note_id"?`}},
 		{"the engine's names only at the top", "{{ with get . \"meta\" }}{{ .note_id }}{{ end }}",
-			[]string{at + `1:26: error: .meta.note_id: the schema defines no field "note_id" here; the fields here are: source`}},
+			[]string{at + `1:27: error: .note_id reads "note_id" from the dot, which inside the {{ with }} of line 1 is .meta (which has no field "note_id"), not the input; inside with/range the dot is the current item; the top-level input is $: write $.note_id`}},
 		{"inside range, the dot is an item", "{{ range .items }}{{ .idd }}{{ end }}",
-			[]string{at + `1:21: error: .items[].idd: the schema defines no field "idd" here; did you mean "id"?`}},
+			[]string{at + `1:22: error: .items[].idd: the schema defines no field "idd" here; did you mean "id"?`}},
 		{"range variables", "{{ range $i, $x := .items }}{{ $x.idd }}{{ $i.any }}{{ end }}",
-			[]string{at + `1:33: error: .items[].idd: the schema defines no field "idd" here; did you mean "id"?`}},
+			[]string{at + `1:34: error: .items[].idd: the schema defines no field "idd" here; did you mean "id"?`}},
 		{"$ inside with", "{{ with .items }}{{ $.titl }}{{ end }}",
-			[]string{at + `1:21: error: .titl: the schema defines no field "titl" here; did you mean "title"?`}},
+			[]string{at + `1:22: error: .titl: the schema defines no field "titl" here; did you mean "title"?`}},
+		{"a field of the input inside with", "{{ with get . \"meta\" }}\n{{ .title }}{{ end }}",
+			[]string{at + `2:4: error: .title reads "title" from the dot, which inside the {{ with }} of line 1 is .meta (which has no field "title"), not the input; inside with/range the dot is the current item; the top-level input is $: write $.title`}},
+		{"a field of the input inside range", "{{ range .items }}{{ .admin }}{{ end }}",
+			[]string{at + `1:22: error: .admin reads "admin" from the dot, which inside the {{ range }} of line 1 is .items[] (which has no field "admin"), not the input; inside with/range the dot is the current item; the top-level input is $: write $.admin`}},
 		{"a variable holds its place", "{{ $m := get . \"meta\" }}{{ $m.sourc }}",
-			[]string{at + `1:29: error: .meta.sourc: the schema defines no field "sourc" here; did you mean "source"?`}},
+			[]string{at + `1:30: error: .meta.sourc: the schema defines no field "sourc" here; did you mean "source"?`}},
 		{"get and hasKey name fields", "{{ if hasKey . \"stlye\" }}{{ get . \"bdy\" }}{{ end }}", []string{
-			at + `1:15: error: .stlye: the schema defines no field "stlye" here; did you mean "style"?`,
-			at + `1:34: error: .bdy: the schema defines no field "bdy" here; ` + fields}},
+			at + `1:16: error: .stlye: the schema defines no field "stlye" here; did you mean "style"?`,
+			at + `1:35: error: .bdy: the schema defines no field "bdy" here; ` + fields}},
 		{"find gives an item", "{{ (find \"id\" \"a\" .items).nte }}",
-			[]string{at + `1:25: error: .items[].nte: the schema defines no field "nte" here; did you mean "note"?`}},
+			[]string{at + `1:26: error: .items[].nte: the schema defines no field "nte" here; did you mean "note"?`}},
 		{"take keeps the items", "{{ range take 2 .items }}{{ .idd }}{{ end }}",
-			[]string{at + `1:28: error: .items[].idd: the schema defines no field "idd" here; did you mean "id"?`}},
+			[]string{at + `1:29: error: .items[].idd: the schema defines no field "idd" here; did you mean "id"?`}},
+		{"concat of one list keeps its items", "{{ range concat (where \"id\" \"a\" .items) (whereNot \"id\" \"a\" .items) }}{{ .idd }}{{ end }}",
+			[]string{at + `1:73: error: .items[].idd: the schema defines no field "idd" here; did you mean "id"?`}},
+		{"concat of other lists is not known", "{{ range concat .items (list 1) }}{{ .idd }}{{ end }}", nil},
 		{"what a pipe gives is not known", "{{ range .items | take 2 }}{{ .idd }}{{ end }}", nil},
 		{"an object that names nothing", "{{ with .extra }}{{ .anything }}{{ end }}",
-			[]string{optional("1:8", ".extra", ".", "extra")}},
-		{"an optional field", "{{ .style }}", []string{optional("1:3", ".style", ".", "style")}},
-		{"an optional field in a condition", "{{ if .style }}x{{ end }}", []string{optional("1:6", ".style", ".", "style")}},
+			[]string{optional("1:9", ".extra", ".", "extra")}},
+		{"an optional field", "{{ .style }}", []string{optional("1:4", ".style", ".", "style")}},
+		{"an optional field in a condition", "{{ if .style }}x{{ end }}", []string{optional("1:7", ".style", ".", "style")}},
 		{"an optional nested field", "{{ if hasKey . \"meta\" }}{{ .meta.source }}{{ end }}",
-			[]string{optional("1:32", ".meta.source", ".meta", "source")}},
+			[]string{optional("1:33", ".meta.source", ".meta", "source")}},
 		{"an optional field, once however often it is read", "{{ if hasKey .meta \"source\" }}{{ end }}",
-			[]string{optional("1:13", ".meta", ".", "meta")}},
+			[]string{optional("1:14", ".meta", ".", "meta")}},
 		{"optional fields of items are the range's to guard", "{{ range .items }}{{ .note }}{{ end }}", nil},
 		{"guards", "{{ if hasKey . \"style\" }}{{ .style }}{{ end }}" +
 			"{{ with get . \"style\" }}{{ . }}{{ end }}" +
@@ -131,9 +149,9 @@ func TestCheck(t *testing.T) {
 			"{{ if not (hasKey . \"style\") }}x{{ else }}{{ .style }}{{ end }}" +
 			"{{ if and (hasKey . \"style\") (eq .style \"x\") }}y{{ end }}", nil},
 		{"an include of a template that is not there", "{{ include \"nope.md.tmpl\" . }}{{ include \"part.md.tmpl\" . }}",
-			[]string{at + `1:11: error: include "nope.md.tmpl": no such template; the templates are: main.md.tmpl, part.md.tmpl`}},
+			[]string{at + `1:12: error: include "nope.md.tmpl": no such template; the templates are: main.md.tmpl, part.md.tmpl`}},
 		{"a template that is not there", "{{ template \"_x.tmpl\" . }}{{ template \"part.md.tmpl\" . }}",
-			[]string{at + `1:12: error: no template "_x.tmpl"; the templates are: main.md.tmpl, part.md.tmpl`}},
+			[]string{at + `1:13: error: no template "_x.tmpl"; the templates are: main.md.tmpl, part.md.tmpl`}},
 		{"an include by a computed name is not checked", "{{ include (printf \"%s.md.tmpl\" .title) . }}", nil},
 	}
 	for _, c := range cases {
@@ -172,8 +190,8 @@ func TestCheckOrder(t *testing.T) {
 		tmpl string
 		want []string // positions, in order
 	}{
-		{"columns", "{{ .a }}         {{ .b }}", []string{"1:3", "1:20"}},
-		{"lines", strings.Repeat("\n", 8) + "{{ .a }}\n{{ .b }}", []string{"9:3", "10:3"}},
+		{"columns", "{{ .a }}         {{ .b }}", []string{"1:4", "1:21"}},
+		{"lines", strings.Repeat("\n", 8) + "{{ .a }}\n{{ .b }}", []string{"9:4", "10:4"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -217,20 +235,20 @@ func TestCheckConditionGuards(t *testing.T) {
 		tmpl string
 		want []string
 	}{
-		{"if .a", "{{ if .style }}{{ .style }}{{ end }}", []string{optional("1:6", ".style", ".", "style")}},
+		{"if .a", "{{ if .style }}{{ .style }}{{ end }}", []string{optional("1:7", ".style", ".", "style")}},
 		{"if .a, but not its else", "{{ if .style }}x{{ else }}{{ .style }}{{ end }}",
-			[]string{optional("1:6", ".style", ".", "style"), optional("1:29", ".style", ".", "style")}},
+			[]string{optional("1:7", ".style", ".", "style"), optional("1:30", ".style", ".", "style")}},
 		{"a variable's test in an and", "{{ $has := hasKey . \"style\" }}{{ if and $has .admin }}{{ .style }}{{ end }}", nil},
 		{"a read before another in an and", "{{ if and .style (ne .style \"x\") }}{{ .style }}{{ end }}",
-			[]string{optional("1:10", ".style", ".", "style")}},
+			[]string{optional("1:11", ".style", ".", "style")}},
 		{"a nested and", "{{ if and .admin (and (hasKey . \"meta\") .title) }}{{ .meta }}{{ end }}", nil},
 		{"an or guards nothing", "{{ if or (hasKey . \"style\") .admin }}{{ .style }}{{ end }}",
-			[]string{optional("1:40", ".style", ".", "style")}},
+			[]string{optional("1:41", ".style", ".", "style")}},
 		{"hasKey before a read in an or", "{{ if or (hasKey . \"style\") (eq .style \"x\") }}y{{ end }}",
-			[]string{optional("1:32", ".style", ".", "style")}},
+			[]string{optional("1:33", ".style", ".", "style")}},
 		{"not hasKey before a read in an or", "{{ if or (not (hasKey . \"style\")) (eq .style \"x\") }}y{{ end }}", nil},
 		{"a negated and", "{{ if not (and (hasKey . \"style\") .admin) }}{{ .style }}{{ end }}",
-			[]string{optional("1:47", ".style", ".", "style")}},
+			[]string{optional("1:48", ".style", ".", "style")}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -247,22 +265,7 @@ func TestCheckConditionGuards(t *testing.T) {
 // a template that reads them, used naming the fields the manifest reads.
 func checkFiles(t *testing.T, files map[string]string, props bool, used ...string) []string {
 	t.Helper()
-	set, err := schema.Load(fstest.MapFS{"schemas/note.schema.json": {Data: []byte(noteSchema)}}, "lib")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := set.Get("note")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tmpl *template.Template
-	env := &funcs.Env{Templates: func() *template.Template { return tmpl }}
-	tmpl = template.New("note").Option("missingkey=error").Funcs(funcs.Map(env))
-	for name, src := range files {
-		if _, err := tmpl.New(name).Parse(src); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tmpl, sc := parseNote(t, files)
 	lt := lint.Templates{
 		Set:      tmpl,
 		Dir:      "templates/note",

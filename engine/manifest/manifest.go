@@ -197,7 +197,7 @@ func Parse(file string, data []byte) (*Manifest, error) {
 			return nil, problem.Template(file, "section_refs names verbatim %q, which the manifest does not declare", r.Verbatim)
 		}
 	}
-	for _, p := range m.pointers() {
+	for _, p := range m.Pointers() {
 		if !pointer.Valid(p) {
 			return nil, problem.Template(file, "%q is not a JSON pointer", p).Hint("write it as /field/sub, starting with /")
 		}
@@ -323,7 +323,11 @@ func yamlTagWords(tag string) string {
 	return tag
 }
 
-func (m *Manifest) pointers() []string {
+// Pointers are the input fields the manifest names: what verbatim regions
+// hold and the limits they take, what rules check, what ids hash, the
+// log's attributes, and the lists and texts a budget cuts. Load checks
+// each is a JSON pointer; lint counts them as read.
+func (m *Manifest) Pointers() []string {
 	var ps []string
 	for _, v := range m.Verbatim {
 		ps = append(ps, v.Field)

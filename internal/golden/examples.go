@@ -90,19 +90,25 @@ func Examples(ctx context.Context, lib *engine.Library, dir string, variants []s
 			if want[filepath.Base(f)] {
 				continue
 			}
-			o := Outcome{Variant: name, File: f, Status: Stale}
-			if update {
-				if err := os.Remove(f); err != nil {
-					o.Status, o.Err = Failed, err
-				} else {
-					o.Status = Removed
-				}
-			}
-			out = append(out, o)
+			out = append(out, stale(Outcome{Variant: name, File: f}, update))
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Outcome) int { return strings.Compare(a.File, b.File) })
 	return out, nil
+}
+
+// stale is the outcome of o.File, a golden file nothing produces any
+// longer: Stale, or with update Removed once it is deleted.
+func stale(o Outcome, update bool) Outcome {
+	o.Status = Stale
+	if update {
+		if err := os.Remove(o.File); err != nil {
+			o.Status, o.Err = Failed, err
+		} else {
+			o.Status = Removed
+		}
+	}
+	return o
 }
 
 // Compare checks got against the golden file at path, or writes it with

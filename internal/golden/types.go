@@ -2,7 +2,6 @@ package golden
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -67,15 +66,7 @@ func Types(lib *engine.Library, dir string, variants []string, update bool) []Ou
 				if want[f] {
 					continue
 				}
-				o := Outcome{Variant: strings.TrimSuffix(filepath.Base(f), lang.FileExt()), Lang: string(lang), File: f, Status: Stale}
-				if update {
-					if err := os.Remove(f); err != nil {
-						o.Status, o.Err = Failed, err
-					} else {
-						o.Status = Removed
-					}
-				}
-				out = append(out, o)
+				out = append(out, stale(Outcome{Variant: strings.TrimSuffix(filepath.Base(f), lang.FileExt()), Lang: string(lang), File: f}, update))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package librarylint
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/lint"
@@ -11,7 +12,9 @@ import (
 
 // Coverage renders every example of the named variants (all when none is),
 // and every budget_examples entry fitted to its number of tokens, and
-// returns the branches of each variant's templates they took. A variant
+// returns the branches of each variant's templates they took: of a fitted
+// entry, those of the prompt it fits, which its golden file shows, not
+// those of the cuts the fit only tried (engine.Cover). A variant
 // that does not load is left out (lint and test report it); an example
 // that fails to render counts the branches it took before it failed. An
 // unknown variant name is the error returned.
@@ -56,13 +59,18 @@ func Coverage(ctx context.Context, lib *engine.Library, names []string) ([]*engi
 	return out, nil
 }
 
-// CoverageFindings are the branches no example takes, one warning each.
+// CoverageFindings are the branches no example takes, one warning each,
+// saying where to explain one that no input can take.
 func CoverageFindings(covs []*engine.Coverage) []lint.Finding {
 	var out []lint.Finding
 	for _, c := range covs {
 		for _, b := range c.Uncovered() {
+			readme := "examples/README.md"
+			if i := strings.Index(b.Position, "/"+b.File+":"); i >= 0 {
+				readme = b.Position[:i] + "/" + readme
+			}
 			out = append(out, lint.Finding{Position: b.Position, Severity: lint.Warning, Kind: lint.KindCoverage,
-				Message: "no example takes " + b.String() + "; add an example input that does (render test --cover)"})
+				Message: "no example takes " + b.String() + "; add an example input that does, or, if no input can, say why in " + readme + " (render test --cover)"})
 		}
 	}
 	return out

@@ -25,18 +25,25 @@ import (
 // (testdata/golden of a working copy) every example is rendered: one that
 // does not render or fails its checks is an error (KindLint), and a golden
 // file that differs, is missing or that no example produces is a warning of
-// KindGolden, which render test, not lint, fails on. Without one only the
+// KindGolden, which render test, not lint, fails on; so is a file of
+// generated types (types/<variant>.ts, .py) that differs. Without one only the
 // static checks run. An unknown variant name is the error returned.
 //
 // A finding is reported once per position and message: a problem that
 // many examples hit (a template that fails on each) is one finding that
-// counts and names them.
+// counts and names them, and none where lint found an error without an
+// input (a misspelt field is one finding, not one more per example); a
+// warning found without an input gives way to the error of examples that
+// fail at its place (warnedOnce).
 func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names []string) ([]lint.Finding, error) {
 	if len(names) == 0 {
 		names = lib.Names()
 	}
 	var out []lint.Finding
 	var loaded []string
+	// static are the places of the errors found without an input: an
+	// example that fails there fails of the same mistake, already said.
+	static := map[string]bool{}
 	for _, name := range names {
 		v, err := lib.Variant(name)
 		if err == nil {
@@ -51,17 +58,24 @@ func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names 
 			continue
 		}
 		loaded = append(loaded, name)
-		out = append(out, v.Lint()...)
+		for _, f := range v.Lint() {
+			if f.Severity == lint.Error {
+				static[f.Position] = true
+			}
+			out = append(out, f)
+		}
 	}
 	if goldenDir == "" || len(loaded) == 0 {
 		return Merge(out), nil
 	}
-	outcomes, err := golden.Examples(ctx, lib, goldenDir, loaded, false)
+	// Every golden file render test compares: the examples' prompts and
+	// the variants' types, so that lint and test count the same files.
+	outcomes, err := golden.All(ctx, lib, goldenDir, loaded, false)
 	if err != nil {
 		return nil, err
 	}
 	for _, o := range outcomes {
-		if o.OK() || (o.Status == golden.Failed && o.Example == "") { // a broken variant is reported above
+		if o.OK() || (o.Status == golden.Failed && o.Example == "" && o.Lang == "") { // a broken variant is reported above
 			continue
 		}
 		if o.Status == golden.Failed && o.Example != "" {
@@ -72,10 +86,16 @@ func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names 
 				}
 			}
 			for _, f := range ErrorFindings(o.Err) {
+				if static[f.Position] {
+					continue
+				}
 				if f.Position == "" {
 					f.Position = pos
 				}
 				f.Examples = []string{o.Example}
+				if e := engine.AsError(o.Err); e.Kind == engine.KindCheck {
+					f.Same = "check"
+				}
 				out = append(out, f)
 			}
 			continue
@@ -87,7 +107,23 @@ func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names 
 		}
 		out = append(out, lint.Finding{Position: o.File, Severity: lint.Warning, Kind: lint.KindGolden, Message: msg})
 	}
-	return Merge(out), nil
+	return Merge(warnedOnce(out)), nil
+}
+
+// warnedOnce leaves out a warning lint found without an input where an
+// example fails: an optional field read without a guard is warned of,
+// and an example that leaves the field out fails there; the error, which
+// counts the examples, says it all.
+func warnedOnce(findings []lint.Finding) []lint.Finding {
+	failed := map[string]bool{}
+	for _, f := range findings {
+		if f.Severity == lint.Error && len(f.Examples) > 0 {
+			failed[f.Position] = true
+		}
+	}
+	return slices.DeleteFunc(findings, func(f lint.Finding) bool {
+		return f.Severity == lint.Warning && len(f.Examples) == 0 && (f.Kind == "" || f.Kind == lint.KindLint) && failed[f.Position]
+	})
 }
 
 // Merge reports each finding once: those of the same kind, severity,
@@ -95,17 +131,21 @@ func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names 
 // and names them in its message ("example basic: ..." for one, "... (in 3
 // examples: a, b, c)" for more). A finding keeps the place of its first.
 // A finding without a kind is KindLint; one that counts examples already
-// (Merge's) stays as it is.
+// (Merge's) stays as it is. Findings with the same Same are one finding at
+// one position whatever their messages: the first's message is kept, with
+// the example it is about and the others that hit the same place.
 func Merge(findings []lint.Finding) []lint.Finding {
 	type key struct {
 		kind     lint.Kind
 		severity lint.Severity
 		position string
-		message  string
+		message  string // "" for findings that are the same by Same
+		same     string
 	}
 	var out []lint.Finding
 	at := map[key]int{}
-	var fresh []bool // whether out[i] is new here, its message still to name its examples
+	var fresh []bool   // whether out[i] is new here, its message still to name its examples
+	var first []string // for findings the same by Same, the example their message is about
 	for _, f := range findings {
 		if f.Kind == "" {
 			f.Kind = lint.KindLint
@@ -113,15 +153,23 @@ func Merge(findings []lint.Finding) []lint.Finding {
 		if f.Count > 0 { // merged already
 			out = append(out, f)
 			fresh = append(fresh, false)
+			first = append(first, "")
 			continue
 		}
-		k := key{f.Kind, f.Severity, f.Position, f.Message}
+		k := key{f.Kind, f.Severity, f.Position, f.Message, ""}
+		if f.Same != "" {
+			k.message, k.same = "", f.Same
+		}
 		i, seen := at[k]
 		if !seen {
 			at[k] = len(out)
 			f.Examples = slices.Clone(f.Examples)
 			out = append(out, f)
 			fresh = append(fresh, true)
+			first = append(first, "")
+			if f.Same != "" && len(f.Examples) > 0 {
+				first[len(first)-1] = f.Examples[0]
+			}
 			continue
 		}
 		for _, ex := range f.Examples {
@@ -137,9 +185,29 @@ func Merge(findings []lint.Finding) []lint.Finding {
 		}
 		slices.Sort(f.Examples)
 		f.Count = len(f.Examples)
+		if first[i] != "" && f.Count > 1 {
+			// The message tells of one example's prompt; the others fail the
+			// same check, each at its own place.
+			others := slices.DeleteFunc(slices.Clone(f.Examples), func(ex string) bool { return ex == first[i] })
+			f.Message = "example " + first[i] + ": " + f.Message + fmt.Sprintf(" (and %s)", inExamples(others))
+			continue
+		}
 		f.Message = withExamples(f.Message, f.Examples)
 	}
 	return out
+}
+
+// inExamples names examples in a message: "in 3 more examples: a, b, c".
+func inExamples(examples []string) string {
+	const shown = 5
+	names := strings.Join(examples[:min(len(examples), shown)], ", ")
+	if len(examples) > shown {
+		names += fmt.Sprintf(" and %d more", len(examples)-shown)
+	}
+	if len(examples) == 1 {
+		return "in example " + names
+	}
+	return fmt.Sprintf("in %d more examples: %s", len(examples), names)
 }
 
 // withExamples names the examples that hit a problem in its message.

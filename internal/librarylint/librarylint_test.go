@@ -22,6 +22,7 @@ func TestMerge(t *testing.T) {
 	f := func(pos, msg string, examples ...string) lint.Finding {
 		return lint.Finding{Position: pos, Severity: lint.Error, Message: msg, Examples: examples}
 	}
+	same := func(f lint.Finding) lint.Finding { f.Same = "check"; return f }
 	cases := []struct {
 		name string
 		in   []lint.Finding
@@ -41,6 +42,11 @@ func TestMerge(t *testing.T) {
 			[]string{"t:1:1: error: boom (in 2 examples: a, b) 2"}},
 		{"another message at the same place", []lint.Finding{f("t:1:1", "boom", "a"), f("t:1:1", "bang", "b")},
 			[]string{"t:1:1: error: example a: boom 1", "t:1:1: error: example b: bang 1"}},
+		// A check of prompt.yaml says where it fails in each example's prompt.
+		{"the same check at its place", []lint.Finding{same(f("p:7", "at line 3", "b")), same(f("p:7", "at line 4", "a")), same(f("p:7", "at line 3", "c"))},
+			[]string{"p:7: error: example b: at line 3 (and in 2 more examples: a, c) 3"}},
+		{"the same check, one example", []lint.Finding{same(f("p:7", "at line 3", "b"))},
+			[]string{"p:7: error: example b: at line 3 1"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,7 +99,7 @@ func library(t *testing.T) (*engine.Library, string) {
 // TestFindings holds what lint reports of a library: every variant that
 // does not load; a problem of a template that many examples hit once, at
 // the template's line, with how many and which; golden files apart, as
-// warnings of their own kind.
+// warnings of their own kind, the types' with the prompts'.
 func TestFindings(t *testing.T) {
 	broken := []string{
 		"lint templates/broken/main.md.tmpl:1:1: error: {{if}} opened at templates/broken/main.md.tmpl:1:1 is never closed (add {{ end }} where the if block should end)",
@@ -108,6 +114,8 @@ func TestFindings(t *testing.T) {
 		{"with the examples", true, append(slices.Clone(broken),
 			"lint templates/ok/main.md.tmpl:2:4: error: index: reflect: slice index out of range (in index .items 0) (fix the template at that line) (in 2 examples: a, b) 2",
 			"golden DIR/ok/d.md: warning: the rendered prompt differs; render test shows the diff",
+			"golden DIR/types/ok.py: warning: no golden file (render test --update writes it)",
+			"golden DIR/types/ok.ts: warning: no golden file (render test --update writes it)",
 		)},
 	}
 	for _, c := range cases {
@@ -137,6 +145,80 @@ func TestFindings(t *testing.T) {
 	lib, _ := library(t)
 	if _, err := Findings(context.Background(), lib, "", []string{"okk"}); err == nil || !strings.Contains(err.Error(), `unknown variant "okk"`) {
 		t.Errorf("an unknown variant: %v", err)
+	}
+}
+
+// TestFindingsOnceForAMisspeltField: a field the schema does not define
+// is one finding, lint's, at the "." before it; the examples that fail on
+// it at the same place add none.
+func TestFindingsOnceForAMisspeltField(t *testing.T) {
+	fsys := fstest.MapFS{
+		"schemas/typo.schema.json": {Data: []byte(`{"type": "object", "additionalProperties": false, "required": ["agent"], "properties": {
+  "agent": {"type": "object", "description": "A.", "required": ["name"], "properties": {"name": {"type": "string", "description": "N."}}}}}`)},
+		"templates/typo/prompt.yaml":     {Data: []byte("description: Typo\nsections: [main]\n")},
+		"templates/typo/main.md.tmpl":    {Data: []byte("# Agent\n\nYou are {{ .agent.nmae }}.\n")},
+		"templates/typo/examples/a.yaml": {Data: []byte("agent: {name: A}\n")},
+		"templates/typo/examples/b.yaml": {Data: []byte("agent: {name: B}\n")},
+	}
+	lib, err := engine.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Findings(context.Background(), lib, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	for _, f := range got {
+		if f.Severity == lint.Error {
+			errs = append(errs, f.String())
+		}
+	}
+	want := []string{`templates/typo/main.md.tmpl:3:18: error: .agent.nmae: the schema defines no field "nmae" here; did you mean "name"?`}
+	if !slices.Equal(errs, want) {
+		t.Errorf("errors\n  %s\nwant\n  %s", strings.Join(errs, "\n  "), strings.Join(want, "\n  "))
+	}
+	// The render's error is at the same place.
+	v, _ := lib.Variant("typo")
+	in, _ := v.Example("a")
+	_, rerr := v.Render(context.Background(), in)
+	if e := engine.AsError(rerr); rerr == nil || e.Position != "templates/typo/main.md.tmpl:3:18" {
+		t.Errorf("the render fails at %v, want templates/typo/main.md.tmpl:3:18", rerr)
+	}
+}
+
+// TestFindingsOnceForAnOptionalField: an optional field read without a
+// guard is a warning; where examples leave it out and fail there, their
+// error is the one finding.
+func TestFindingsOnceForAnOptionalField(t *testing.T) {
+	fsys := fstest.MapFS{
+		"schemas/opt.schema.json": {Data: []byte(`{"type": "object", "additionalProperties": false, "properties": {
+  "team": {"type": "string", "description": "T."}}}`)},
+		"templates/opt/prompt.yaml":     {Data: []byte("description: Opt\nsections: [main]\n")},
+		"templates/opt/main.md.tmpl":    {Data: []byte("Team: {{ .team }}\n")},
+		"templates/opt/examples/a.yaml": {Data: []byte("{}\n")},
+		"templates/opt/examples/b.yaml": {Data: []byte("team: B\n")},
+	}
+	lib, err := engine.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	static, err := Findings(context.Background(), lib, "", nil)
+	if err != nil || len(static) != 1 || static[0].Severity != lint.Warning || static[0].Position != "templates/opt/main.md.tmpl:1:10" {
+		t.Fatalf("without the examples: %v, %v", static, err)
+	}
+	got, err := Findings(context.Background(), lib, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []string
+	for _, f := range got {
+		if f.Kind == lint.KindLint {
+			at = append(at, f.String())
+		}
+	}
+	if len(at) != 1 || !strings.HasPrefix(at[0], "templates/opt/main.md.tmpl:1:10: error: example a: .team: this input has no field") {
+		t.Errorf("with the examples:\n  %s", strings.Join(at, "\n  "))
 	}
 }
 
