@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 
@@ -70,7 +69,12 @@ func (v *Variant) data(doc *input.Document, ids map[string]string, cut *budget.C
 }
 
 // fit renders the largest prompt that fits ro.maxTokens: the fewest cuts
-// that fit, found by binary search over their number.
+// that fit. The uncut prompt is rendered and counted first; if it is over
+// the limit, each unit's part of it is counted once (estimateSavings) and
+// the search guesses from those counts where the limit falls, then renders
+// to know: the guess and its neighbour are usually all it renders, the
+// cut prompts being small where the uncut one is large. Every count that
+// decides is exact (fewestCuts).
 func (v *Variant) fit(ctx context.Context, set *execSet, doc *input.Document, ids map[string]string, ro renderOptions) (*Result, map[string]any, error) {
 	plan := budget.New(v.manifest.Budget, doc)
 	type probe struct {
@@ -99,32 +103,25 @@ func (v *Variant) fit(ctx context.Context, set *execSet, doc *input.Document, id
 	}
 	k := 0
 	if full.tokens > ro.maxTokens {
-		least, err := run(plan.Total())
+		total := plan.Total()
+		saved := estimateSavings(full.res, plan.Units(), v.manifest.JoinText(), ro.counter, total)
+		hi, err := fewestCuts(total, full.tokens, ro.maxTokens, saved, func(k int) (int, error) {
+			p, err := run(k)
+			return p.tokens, err
+		})
 		if err != nil {
 			return nil, nil, err
 		}
-		if least.tokens > ro.maxTokens {
-			e := &Error{Kind: KindInput, Variant: v.name,
-				Reason: fmt.Sprintf("the prompt needs at least %d tokens, over the limit of %d", least.tokens, ro.maxTokens)}
-			if plan.Total() > 0 {
-				e.Hint("that is with everything the budget of %s may cut cut (%d tokens before); raise the limit, or send a smaller input", v.name, full.tokens)
+		if hi > total {
+			least := memo[total]
+			small := &BudgetTooSmall{MinTokens: least.tokens, MaxTokens: ro.maxTokens, FullTokens: full.tokens}
+			e := &Error{Kind: KindInput, Variant: v.name, Reason: small.Error(), Err: small}
+			if total > 0 {
+				e.Hint("that is with every cut the budget of %s allows made (%d tokens before any); raise the limit to at least %d, or send a smaller input", v.name, full.tokens, least.tokens)
 			} else {
 				e.Hint("variant %s has nothing to cut for this input (its manifest's budget:); raise the limit, or send a smaller input", v.name)
 			}
 			return nil, nil, e
-		}
-		lo, hi := 0, plan.Total() // run(lo) does not fit, run(hi) does
-		for hi-lo > 1 {
-			mid := lo + (hi-lo)/2
-			p, err := run(mid)
-			if err != nil {
-				return nil, nil, err
-			}
-			if p.tokens <= ro.maxTokens {
-				hi = mid
-			} else {
-				lo = mid
-			}
 		}
 		k = hi
 	}
@@ -152,6 +149,52 @@ func (v *Variant) fit(ctx context.Context, set *execSet, doc *input.Document, id
 	final.res.Budget = rep
 	final.res.Tokens = final.tokens
 	return final.res, final.data, nil
+}
+
+// fewestCuts is the least number of cuts, of total, whose prompt fits in
+// limit tokens, or total+1 when not even all of them make it fit; full is
+// the uncut prompt's count, saved the estimate of what the first k cuts
+// save, and count renders the prompt with k cuts and counts it. The search
+// keeps lo, a number of cuts known not to fit, and hi, one known to fit
+// (total+1 until one is), and ends when they are neighbours, as a binary
+// search does: where each cut lowers the count, both find the one cut that
+// fits next to one that does not. Its first three probes are guesses: the
+// least k the estimate, corrected by the last probe's miss, says fits, or
+// hi's neighbour when that is hi; then it halves what is left.
+func fewestCuts(total, full, limit int, saved []int, count func(k int) (int, error)) (int, error) {
+	lo, hi, offset := 0, total+1, 0
+	for guesses := 0; hi-lo > 1; guesses++ {
+		var k int
+		if guesses < 3 {
+			k = firstFit(saved, full+offset-limit, lo+1, min(hi, total))
+			if k == hi {
+				k = hi - 1 // the estimate agrees with what is known: make sure of the cut before
+			}
+		} else {
+			k = lo + (hi-lo)/2
+		}
+		tokens, err := count(k)
+		if err != nil {
+			return 0, err
+		}
+		offset = tokens - (full - saved[k])
+		if tokens <= limit {
+			hi = k
+		} else {
+			lo = k
+		}
+	}
+	return hi, nil
+}
+
+// firstFit is the least k in [from, to] whose cuts the estimate says save
+// at least need tokens; to when none does.
+func firstFit(saved []int, need, from, to int) int {
+	if from > to {
+		return to
+	}
+	i, _ := slices.BinarySearch(saved[from:to+1], need)
+	return min(from+i, to)
 }
 
 func commonPrefix(a, b string) int {

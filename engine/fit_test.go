@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -105,7 +106,7 @@ func TestFitTokens(t *testing.T) {
 		if b.StablePrefix < strings.Index(full.Text, "- memory") || !strings.HasPrefix(full.Text, res.Text[:b.StablePrefix]) {
 			t.Errorf("limit %d: stable prefix %d", limit, b.StablePrefix)
 		}
-		// Renders grow with the logarithm of the cuts there are.
+		// Renders stay within what a binary search over the cuts would take.
 		if max := 4 + int(math.Ceil(math.Log2(float64(100+200)))) + len(b.Cuts); b.Renders > max {
 			t.Errorf("limit %d: %d renders, more than %d", limit, b.Renders, max)
 		}
@@ -131,8 +132,10 @@ func TestFitTokens(t *testing.T) {
 		t.Errorf("the newest memory went: %s", res.Text)
 	}
 	_, err = lib.Render(context.Background(), "log", in, FitTokens(10, words{}))
-	if e := AsError(err); e == nil || e.Kind != KindInput || !strings.Contains(e.Reason, "needs at least") {
-		t.Errorf("an impossible budget: %v", err)
+	var small *BudgetTooSmall
+	if e := AsError(err); e == nil || e.Kind != KindInput || !errors.As(err, &small) || small.MaxTokens != 10 ||
+		small.MinTokens <= 10 || small.FullTokens < small.MinTokens || !strings.Contains(e.Reason, fmt.Sprintf("needs at least %d tokens", small.MinTokens)) {
+		t.Errorf("an impossible budget: %v (%+v)", err, small)
 	}
 }
 

@@ -2,35 +2,60 @@ package tokens
 
 // merger runs the byte-pair merge of one piece. The piece's parts are a
 // linked list of their start offsets; the candidate merges, one per pair of
-// neighbouring parts whose concatenation is a token, wait in a min-heap by
+// neighbouring parts whose concatenation is a token, wait in a queue by
 // rank, then offset. A merge changes only the pairs on either side of it,
-// so each costs a few map lookups and heap operations: n log n in all, where
-// rescanning the parts for the lowest rank after each merge is quadratic.
+// so each costs a few rank lookups and queue operations, where rescanning
+// the parts for the lowest rank after each merge, as tiktoken does, is
+// quadratic in the piece's length. The queue of a short piece is a heap
+// (n log n, with a small n); that of a long one is buckets by rank
+// (buckets.go), linear but for the number of distinct pairs.
 //
 // The result is the same as the rescanning merge's: both take the lowest
 // rank, and the leftmost pair among equal ranks. An entry of the heap is
 // stale once its pair has changed; a pair only ever grows, and each token
 // has one rank, so an entry is current exactly when its rank is the one its
 // pair has now.
+//
+// The heap is 4-ary, of candidates packed in one number (rank above
+// offset), so that it is half as deep and each step compares numbers that
+// sit side by side in memory. A merger is reused from count to count, so
+// merging allocates nothing once its slices are grown.
 type merger struct {
-	next []int32 // start of the part after the one starting here; len(piece) for the last
-	prev []int32 // start of the part before; -1 for the first
-	rank []int32 // rank of the pair starting here; noRank when there is none or the part is merged away
-	heap []candidate
+	next    []int32 // start of the part after the one starting here; len(piece) for the last
+	prev    []int32 // start of the part before; -1 for the first
+	rank    []int32 // rank of the pair starting here; noRank when there is none or the part is merged away
+	heap    []candidate
+	long    bool // the piece is long: its candidates wait in buckets, not in heap
+	buckets buckets
 }
 
-type candidate struct{ rank, at int32 }
+// longPiece is the length from which a piece's candidates wait in buckets.
+const longPiece = 256
+
+// candidate is a pair's rank in the high 32 bits and its offset in the low
+// ones: ordering the numbers orders by rank, then offset.
+type candidate uint64
+
+func pack(rank, at int32) candidate { return candidate(uint64(uint32(rank))<<32 | uint64(uint32(at))) }
+
+func (c candidate) rank() int32 { return int32(c >> 32) }
+func (c candidate) at() int32   { return int32(uint32(c)) }
 
 const noRank = -1
 
 // merge returns the number of tokens piece encodes to; piece has two bytes
 // or more and is not a token itself.
-func (mg *merger) merge(piece string, ranks map[string]int) int {
+func (mg *merger) merge(piece string, ranks *ranks) int {
 	n := int32(len(piece))
 	mg.next = grow(mg.next, len(piece))
 	mg.prev = grow(mg.prev, len(piece))
 	mg.rank = grow(mg.rank, len(piece))
-	mg.heap = mg.heap[:0]
+	mg.long = len(piece) >= longPiece
+	if mg.long {
+		mg.buckets.reset()
+	} else {
+		mg.heap = mg.heap[:0]
+	}
 	next, prev, rank := mg.next, mg.prev, mg.rank
 	for i := range n {
 		next[i], prev[i] = i+1, i-1
@@ -40,27 +65,35 @@ func (mg *merger) merge(piece string, ranks map[string]int) int {
 		if mid >= n {
 			return noRank
 		}
-		if r, ok := ranks[piece[at:next[mid]]]; ok {
-			return int32(r)
+		if r, ok := ranks.rank(piece[at:next[mid]]); ok {
+			return r
 		}
 		return noRank
 	}
 	for i := range n {
 		rank[i] = pairRank(i)
-		if rank[i] != noRank {
-			mg.heap = append(mg.heap, candidate{rank[i], i})
+		if rank[i] == noRank {
+			continue
+		}
+		if mg.long {
+			mg.buckets.push(rank[i], i)
+		} else {
+			mg.heap = append(mg.heap, pack(rank[i], i))
 		}
 	}
-	for i := len(mg.heap)/2 - 1; i >= 0; i-- {
+	for i := (len(mg.heap) - 2) / 4; i >= 0; i-- {
 		mg.down(i)
 	}
 	parts := int(n)
-	for len(mg.heap) > 0 {
-		c := mg.pop()
-		if rank[c.at] != c.rank {
+	for {
+		r, at, ok := mg.take()
+		if !ok {
+			break
+		}
+		if rank[at] != r {
 			continue // stale: the pair changed since
 		}
-		at, gone := c.at, next[c.at]
+		gone := next[at]
 		next[at] = next[gone]
 		if next[at] < n {
 			prev[next[at]] = at
@@ -68,15 +101,36 @@ func (mg *merger) merge(piece string, ranks map[string]int) int {
 		rank[gone] = noRank
 		parts--
 		if rank[at] = pairRank(at); rank[at] != noRank {
-			mg.push(candidate{rank[at], at})
+			mg.add(rank[at], at)
 		}
 		if p := prev[at]; p >= 0 {
 			if rank[p] = pairRank(p); rank[p] != noRank {
-				mg.push(candidate{rank[p], p})
+				mg.add(rank[p], p)
 			}
 		}
 	}
 	return parts
+}
+
+// add queues a candidate.
+func (mg *merger) add(rank, at int32) {
+	if mg.long {
+		mg.buckets.push(rank, at)
+	} else {
+		mg.push(pack(rank, at))
+	}
+}
+
+// take takes the candidate of the lowest rank, then offset.
+func (mg *merger) take() (rank, at int32, ok bool) {
+	if mg.long {
+		return mg.buckets.pop()
+	}
+	if len(mg.heap) == 0 {
+		return 0, 0, false
+	}
+	c := mg.pop()
+	return c.rank(), c.at(), true
 }
 
 func grow(s []int32, n int) []int32 {
@@ -86,20 +140,18 @@ func grow(s []int32, n int) []int32 {
 	return s[:n]
 }
 
-func (c candidate) less(d candidate) bool {
-	return c.rank < d.rank || (c.rank == d.rank && c.at < d.at)
-}
-
 func (mg *merger) push(c candidate) {
 	h := append(mg.heap, c)
-	for i := len(h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !h[i].less(h[p]) {
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 4
+		if h[p] <= c {
 			break
 		}
-		h[i], h[p] = h[p], h[i]
+		h[i] = h[p]
 		i = p
 	}
+	h[i] = c
 	mg.heap = h
 }
 
@@ -115,19 +167,26 @@ func (mg *merger) pop() candidate {
 
 func (mg *merger) down(i int) {
 	h := mg.heap
+	if i >= len(h) {
+		return
+	}
+	c := h[i]
 	for {
-		l := 2*i + 1
-		if l >= len(h) {
-			return
+		first := 4*i + 1
+		if first >= len(h) {
+			break
 		}
-		m := l
-		if r := l + 1; r < len(h) && h[r].less(h[l]) {
-			m = r
+		m, least := first, h[first]
+		for j := first + 1; j < min(first+4, len(h)); j++ {
+			if h[j] < least {
+				m, least = j, h[j]
+			}
 		}
-		if !h[m].less(h[i]) {
-			return
+		if least >= c {
+			break
 		}
-		h[i], h[m] = h[m], h[i]
+		h[i] = least
 		i = m
 	}
+	h[i] = c
 }

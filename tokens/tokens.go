@@ -1,19 +1,23 @@
 // Package tokens counts the tokens of a prompt with the byte-pair encodings
 // of OpenAI's models, offline: the encodings are compiled into the binary.
 //
-// A count is the length of what tiktoken-go's EncodeOrdinary returns for the
-// text, exactly, whatever the text, long pieces included: nothing is cut or
-// estimated, so a count differs from the model's only where tiktoken-go's
-// does (its regular expression engine is not OpenAI's). The text is cut
-// into pieces by the encoding's regular expression (words, numbers, runs of
-// punctuation, runs of white space) and each piece is merged byte pair by
-// byte pair, lowest rank first and leftmost first among equal ranks, as
-// tiktoken does. Only the merging differs from tiktoken-go's: that one
-// rescans the whole piece for its lowest rank after every merge, which
-// takes time quadratic in the piece's length (a single 200,000-character
-// word took over a minute), where this one keeps the candidate pairs in a
-// heap, in n log n. The tests compare the two on every golden prompt and on
-// random text, for every encoding.
+// A count is the length of what tiktoken's encoder returns for the text,
+// exactly, whatever the text, long pieces included: nothing is cut or
+// estimated. The text is cut into pieces as the encoding's regular
+// expression cuts it (words, numbers, runs of punctuation, runs of white
+// space) and each piece is merged byte pair by byte pair, lowest rank first
+// and leftmost first among equal ranks, as tiktoken does. Both steps are
+// this package's own, for speed: the pieces come from a scanner written for
+// each pattern (scan.go), which reads the text once where a backtracking
+// regular expression engine tried the alternatives at every character;
+// ranks of up to seven bytes are found without hashing a string (ranks.go);
+// and the merge keeps the candidate pairs in a queue by rank (merge.go), in
+// time about linear in a piece's length where rescanning the piece after
+// every merge, as tiktoken does, is quadratic (a 256 KiB word takes
+// tiktoken over a minute).
+//
+// The tests hold the pieces to the patterns run by regexp2 and the counts
+// to tiktoken-go's, for every encoding.
 package tokens
 
 import (
@@ -22,117 +26,84 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/dlclark/regexp2"
 	loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // Encodings are the names New accepts.
 var Encodings = []string{"cl100k_base", "o200k_base", "p50k_base", "r50k_base"}
 
-// patterns are the encodings' regular expressions, which cut a text into
-// the pieces that are merged: the same as tiktoken's, character for
-// character.
-func pattern(encoding string) string {
-	switch encoding {
-	case "o200k_base":
-		return strings.Join([]string{
-			`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?`,
-			`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?`,
-			`\p{N}{1,3}`,
-			` ?[^\s\p{L}\p{N}]+[\r\n/]*`,
-			`\s*[\r\n]+`,
-			`\s+(?!\S)`,
-			`\s+`,
-		}, "|")
-	case "cl100k_base":
-		return `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
-	case "p50k_base", "r50k_base":
-		return `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`
-	}
-	return ""
-}
-
 // Counter counts tokens with one encoding. It is safe for concurrent use:
-// its ranks and regular expression are only read, and each count has its
-// own scratch space.
+// its ranks and tables are only read, and each count has its own scratch
+// space.
 type Counter struct {
-	ranks   map[string]int
-	pieces  *regexp2.Regexp
+	ranks   *ranks
+	scan    scanner
+	classes *classes
 	scratch sync.Pool // *merger
 }
 
 // New loads an encoding by name, e.g. "o200k_base" (GPT-4o and later) or
 // "cl100k_base" (GPT-4, GPT-3.5).
 func New(encoding string) (*Counter, error) {
-	pat := pattern(encoding)
-	if pat == "" {
+	scan := scannerFor(encoding)
+	if scan == nil {
 		return nil, fmt.Errorf("unknown token encoding %q; the encodings are: %s", encoding, strings.Join(Encodings, ", "))
 	}
-	ranks, err := loader.NewOfflineLoader().LoadTiktokenBpe(encoding + ".tiktoken")
+	all, err := loader.NewOfflineLoader().LoadTiktokenBpe(encoding + ".tiktoken")
 	if err != nil {
 		return nil, fmt.Errorf("loading token encoding %s: %w", encoding, err)
 	}
-	re, err := regexp2.Compile(pat, regexp2.None)
-	if err != nil {
-		return nil, fmt.Errorf("loading token encoding %s: %w", encoding, err)
-	}
-	return &Counter{ranks: ranks, pieces: re}, nil
+	return &Counter{ranks: newRanks(all), scan: scan, classes: asciiClasses()}, nil
 }
 
 // CountTokens returns the number of tokens text encodes to. Special-token
 // text in a prompt is counted as ordinary text, as a model would receive it.
-// It takes time in n log n of the text's length.
+// It takes time about linear in the text's length, and allocates nothing
+// once the counter has counted a piece as long (but for pieces with bytes
+// that are not UTF-8, and pieces over 64 KiB, whose scratch is not kept).
 func (c *Counter) CountTokens(text string) int {
-	if text == "" {
-		return 0
-	}
-	m, _ := c.pieces.FindStringMatch(text)
-	if m == nil {
-		return 0
-	}
-	mg, _ := c.scratch.Get().(*merger)
-	if mg == nil {
-		mg = &merger{}
-	}
-	defer func() {
-		if cap(mg.next) <= 1<<16 { // a huge piece's scratch is not kept
-			c.scratch.Put(mg)
-		}
-	}()
+	valid := utf8.ValidString(text)
+	var mg *merger
 	n := 0
-	// The matches' offsets count runes (an invalid byte is one); the pieces
-	// are the text's bytes between them, found by walking the text once
-	// alongside.
-	at, atRune := 0, 0
-	for m != nil {
-		for atRune < m.Index {
-			_, size := utf8.DecodeRuneInString(text[at:])
-			at += size
-			atRune++
+	for i := 0; i < len(text); {
+		end := c.scan(c.classes, text, i)
+		piece := text[i:end]
+		i = end
+		if len(piece) <= 1 {
+			n += len(piece)
+			continue
 		}
-		start := at
-		for atRune < m.Index+m.Length {
-			_, size := utf8.DecodeRuneInString(text[at:])
-			at += size
-			atRune++
+		if _, ok := c.ranks.rank(piece); ok {
+			n++
+			continue
 		}
-		piece := text[start:at]
-		if !utf8.ValidString(piece) {
+		if !valid && !utf8.ValidString(piece) {
 			piece = string([]rune(piece)) // each invalid byte is U+FFFD to the encoder, as to tiktoken
+			if _, ok := c.ranks.rank(piece); ok {
+				n++
+				continue
+			}
 		}
-		n += c.count(piece, mg)
-		m, _ = c.pieces.FindNextMatch(m)
+		if mg == nil {
+			mg = c.merger()
+			defer c.release(mg)
+		}
+		n += mg.merge(piece, c.ranks)
 	}
 	return n
 }
 
-// count is the number of tokens of one piece.
-func (c *Counter) count(piece string, mg *merger) int {
-	if len(piece) <= 1 {
-		return len(piece)
+func (c *Counter) merger() *merger {
+	if mg, _ := c.scratch.Get().(*merger); mg != nil {
+		return mg
 	}
-	if _, ok := c.ranks[piece]; ok {
-		return 1
+	return &merger{}
+}
+
+// release keeps a merger's scratch for the next count, but for a huge
+// piece's.
+func (c *Counter) release(mg *merger) {
+	if cap(mg.next) <= 1<<16 {
+		c.scratch.Put(mg)
 	}
-	return mg.merge(piece, c.ranks)
 }

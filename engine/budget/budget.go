@@ -1,10 +1,12 @@
 // Package budget plans how to cut an input so that its prompt fits a number
 // of tokens, in the manner of Priompt: the manifest's units (optional
 // sections, list items, the ends of texts) are cut in priority order, and
-// the engine finds the fewest cuts that fit by binary search over their
-// number, so a fit costs a number of renders that grows with the logarithm
-// of the number of cuttable items. A Plan only says what the input looks
-// like after the first k cuts; it never renders.
+// the engine finds the fewest cuts that fit by searching over their number:
+// it guesses from what each unit's part of the uncut prompt counts (Units
+// says which items and texts the cuts take) and renders to make sure, so a
+// fit usually costs the uncut render and two small ones, and at worst a
+// binary search's renders and three more. A Plan only says what the input
+// looks like after the first k cuts; it never renders.
 package budget
 
 import (
@@ -344,4 +346,35 @@ func joined(s string, runes []int, i int) bool {
 	prev, _ := utf8.DecodeRuneInString(s[runes[i-1]:])
 	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Mc) || r == 0x200D || (r >= 0xFE00 && r <= 0xFE0F) ||
 		(r >= 0x1F3FB && r <= 0x1F3FF) || prev == 0x200D
+}
+
+// Planned is one unit as the plan cuts it, for estimating what its cuts
+// save before making them.
+type Planned struct {
+	manifest.Unit
+	// Steps is how many of the plan's cuts are this unit's, in plan order
+	// after those of the units before it.
+	Steps int
+	// Items are, for a list, the items its steps drop, in that order.
+	Items []any
+	// Text is, for a text, the field's value, whose end its steps cut.
+	Text string
+}
+
+// Units are the plan's units in the order their cuts are made.
+func (p *Plan) Units() []Planned {
+	out := make([]Planned, 0, len(p.units))
+	for _, u := range p.units {
+		pl := Planned{Unit: u.Unit, Steps: u.steps, Text: u.text}
+		if u.Kind() == manifest.UnitList && u.steps > 0 {
+			if l, ok := lookup(p.doc.Root, u.List).([]any); ok {
+				pl.Items = make([]any, u.steps)
+				for i, x := range u.order[:u.steps] {
+					pl.Items[i] = l[x]
+				}
+			}
+		}
+		out = append(out, pl)
+	}
+	return out
 }

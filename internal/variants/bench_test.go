@@ -173,7 +173,7 @@ func bareTemplates(b *testing.B, variant string) *template.Template {
 // BenchmarkSpaceBudget fits a space prompt with 1,000 memories to 2,000
 // tokens, next to a plain render of the same input with its tokens
 // counted. The fit's renders metric is how many times the templates ran:
-// it grows with the logarithm of what can be cut.
+// about three, the uncut prompt, the guessed cut and its neighbour.
 func BenchmarkSpaceBudget(b *testing.B) {
 	lib := fixture.Library(b)
 	tc, err := tokens.New("o200k_base")

@@ -1,0 +1,83 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/tokens"
+)
+
+// budgetInput is a space with 1,000 memories, of which the prompt shows
+// the 50 newest: fitted to 2,000 tokens, the fit cuts the oldest until
+// the shown ones must go too.
+func budgetInput() engine.Input {
+	var in strings.Builder
+	in.WriteString(`{"now": "2026-06-01T12:00:00Z", "agent": {"name": "Ops", "entityId": "ent-ops"},
+"space": {"name": "Ops", "members": [{"name": "Ops", "kind": "agent", "entityId": "ent-ops"}]},
+"trigger": {"type": "plan", "planName": "Review"}, "memories": [`)
+	for i := range 1000 {
+		if i > 0 {
+			in.WriteString(",")
+		}
+		fmt.Fprintf(&in, `{"content": "Memory %d: the deploy pipeline needed attention after the nightly build failed twice on the integration tests; a follow-up was filed with the owners of the build farm, who will report back by Friday with a root cause and a fix.", "updatedAt": "2026-%02d-%02dT09:00:00Z"}`, i, 1+i/28%12, 1+i%28)
+	}
+	in.WriteString("]}")
+	return engine.Input{Name: "budget", Data: []byte(in.String())}
+}
+
+// BenchmarkBudget fits the space prompt with 1,000 memories to 2,000 o200k
+// tokens (fit-2000), next to the plain render of the same input with its
+// tokens counted (plain, the floor: x-plain), and both in the same ops
+// (paired). renders is how many times the fit ran the templates.
+func BenchmarkBudget(b *testing.B) {
+	lib := embedded(b)
+	tc, err := tokens.New("o200k_base")
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := budgetInput()
+	plain := func() error {
+		res, err := lib.Render(context.Background(), "space", in, engine.CountTokens(tc))
+		if err == nil && res.Tokens == 0 {
+			err = fmt.Errorf("no tokens counted")
+		}
+		return err
+	}
+	renders := 0
+	fit := func() error {
+		res, err := lib.Render(context.Background(), "space", in, engine.FitTokens(2000, tc))
+		if err != nil {
+			return err
+		}
+		if res.Budget.Tokens > 2000 {
+			return fmt.Errorf("fitted to %d tokens", res.Budget.Tokens)
+		}
+		renders = res.Budget.Renders
+		return nil
+	}
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := plain(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		recordFloor(b, "budget-plain")
+	})
+	b.Run("fit-2000", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := fit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportRatio(b, "budget-plain", "x-plain")
+		b.ReportMetric(float64(renders), "renders")
+	})
+	b.Run("paired", func(b *testing.B) {
+		paired(b, fit, base{"x-plain", plain})
+	})
+}
