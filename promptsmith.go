@@ -2,8 +2,18 @@
 // the template library embedded in this module (templates/ and schemas/).
 //
 //	lib, err := promptsmith.Library()
-//	res, err := lib.Render(ctx, "delegation", engine.Input{Name: "req.json", Data: body})
+//	if err != nil {
+//		return err
+//	}
+//	res, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "req.json", Data: body})
+//	if err != nil {
+//		return err
+//	}
 //	fmt.Print(res.Text)
+//
+// The examples of this package (example_test.go) run this and the rest of
+// the README's Go: errors, deadlines, token budgets, a strict load of a
+// working copy, and the HTTP server with an audit store.
 //
 // Package engine does the work; this package only holds the library.
 package promptsmith

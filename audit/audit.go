@@ -55,8 +55,15 @@ type Store struct {
 	// (signatureVersion); a read-only store of an earlier version reads
 	// every signature as none.
 	signed bool
-	key    []byte           // signs what the store writes and checks what it reads; nil for none
-	now    func() time.Time // the time a record is made: audit metadata, never prompt text
+	// origin says that the schema has the origin columns and the inputs
+	// table (originVersion); a read-only store of an earlier version
+	// reads every origin as none.
+	origin bool
+	key    []byte // signs what the store writes and checks what it reads; nil for none
+	// statementTimeout bounds one write or read, whatever its caller's
+	// context allows (WithStatementTimeout).
+	statementTimeout time.Duration
+	now              func() time.Time // the time a record is made: audit metadata, never prompt text
 }
 
 // backend is what differs between SQLite and PostgreSQL: opening, the
@@ -102,7 +109,7 @@ func IsURL(target string) bool {
 }
 
 func open(target string, readOnly bool, opts []Option) (*Store, error) {
-	var o options
+	o := options{statementTimeout: DefaultStatementTimeout}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -116,7 +123,7 @@ func open(target string, readOnly bool, opts []Option) (*Store, error) {
 		err   error
 	)
 	if IsURL(target) {
-		db, be, where, err = openPostgres(target, readOnly)
+		db, be, where, err = openPostgres(target, readOnly, o.statementTimeout)
 	} else {
 		db, be, where, err = openSQLite(target, readOnly)
 	}
@@ -143,8 +150,8 @@ func open(target string, readOnly bool, opts []Option) (*Store, error) {
 		}
 		return nil, &problem.Error{Kind: problem.KindUsage, Path: where, Reason: "cannot open the audit store: " + err.Error(), Err: err, Hints: openHints(target)}
 	}
-	return &Store{db: db, be: be, where: where, readOnly: readOnly, budget: applied[budgetVersion], signed: applied[signatureVersion],
-		key: o.key, now: time.Now}, nil
+	return &Store{db: db, be: be, where: where, readOnly: readOnly, budget: applied[budgetVersion], signed: applied[signatureVersion], origin: applied[originVersion],
+		key: o.key, now: time.Now, statementTimeout: o.statementTimeout}, nil
 }
 
 func openHints(target string) []string {
@@ -177,6 +184,8 @@ type record struct {
 	prov    engine.Provenance
 	ids     [][3]string // name, value, signature; sorted
 	budget  string      // the JSON of res.Budget; '' for a render without one
+	origin  origin      // where the prompt was served from, and its input
+	input   []byte      // the input's canonical JSON, stored in inputs; nil for none
 	when    string
 	key     []byte
 }
@@ -196,7 +205,13 @@ type record struct {
 // the text is scanned and hashed once (twice with a key) before the
 // transaction starts, and the transaction inserts one row per prompt and
 // per segment, about n bytes in all.
-func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
+func (s *Store) Record(ctx context.Context, v *engine.Variant, res *engine.Result) (string, error) {
+	return s.RecordFrom(ctx, v, res, Origin{})
+}
+
+// RecordFrom is Record for a prompt with an origin: the label and commit
+// that served it, and the input it was rendered from (origin.go).
+func (s *Store) RecordFrom(ctx context.Context, v *engine.Variant, res *engine.Result, o Origin) (string, error) {
 	if s.readOnly {
 		return "", &problem.Error{Kind: problem.KindUsage, Path: s.where, Reason: "the audit store was opened read-only; nothing was recorded"}
 	}
@@ -217,6 +232,7 @@ func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 		when:    s.now().UTC().Format(time.RFC3339),
 		key:     s.key,
 	}
+	rec.origin, rec.input = o.row()
 	for _, name := range slices.Sorted(maps.Keys(res.IDs)) {
 		id := [3]string{name, res.IDs[name], ""}
 		if s.key != nil {
@@ -238,7 +254,9 @@ func (s *Store) Record(v *engine.Variant, res *engine.Result) (string, error) {
 			rec.sigs[i] = signPrompt(s.key, &r, n.sums())
 		}
 	}
-	if err := inTx(context.Background(), s.db, func(tx *sql.Tx) error { return s.be.write(context.Background(), tx, rec) }); err != nil {
+	ctx, cancel := s.statementContext(ctx)
+	defer cancel()
+	if err := inTx(ctx, s.db, func(tx *sql.Tx) error { return s.be.write(ctx, tx, rec) }); err != nil {
 		return "", &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
 	}
 	return top.hash, nil
@@ -259,7 +277,17 @@ type Entry struct {
 	// kept budgets. Its cuts' unit, kind and sizes are kept, not the
 	// engine's internal step counts.
 	Budget *engine.BudgetReport `json:"budget,omitempty"`
-	Text   string               `json:"text,omitempty"`
+	// Label and Commit are the label and git commit that served the
+	// prompt (render serve --repo), when it was served from one.
+	Label  string `json:"label,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	// Input is the address of the input the prompt was rendered from
+	// (Store.Input reads it), and MaxTokens and Tokens the budget it was
+	// rendered under: with render serve --audit-inputs only.
+	Input     string `json:"input,omitempty"`
+	MaxTokens int64  `json:"max_tokens,omitempty"`
+	Tokens    string `json:"tokens,omitempty"`
+	Text      string `json:"text,omitempty"`
 }
 
 // ErrNotFound is wrapped by the error for a hash or id the store does not hold.
@@ -293,7 +321,9 @@ func isHex(key string) bool {
 // prompt recorded itself, or one that embeds nothing), a unique prefix of
 // either, or an id value such as a delegation_id. A prefix is literal text:
 // it is compared as a range of hex strings, never as a pattern.
-func (s *Store) Resolve(key string) (string, error) {
+func (s *Store) Resolve(ctx context.Context, key string) (string, error) {
+	ctx, cancel := s.statementContext(ctx)
+	defer cancel()
 	q := `SELECT hash FROM ids WHERE value = ?`
 	args := []any{key}
 	if prefix := strings.ToLower(key); isHex(prefix) {
@@ -303,7 +333,7 @@ func (s *Store) Resolve(key string) (string, error) {
 			UNION SELECT hash FROM prompts WHERE sha256 >= ? AND sha256 < ?`
 		args = append(args, prefix, prefix+"g", prefix, prefix+"g")
 	}
-	rows, err := s.db.Query(s.be.rebind(q+` LIMIT 2`), args...)
+	rows, err := s.db.QueryContext(ctx, s.be.rebind(q+` LIMIT 2`), args...)
 	if err != nil {
 		return "", s.readError(err)
 	}
@@ -341,8 +371,8 @@ func notFound(hash string) error {
 // Get returns one prompt with its text, once every prompt its text is made
 // of has verified (see the package comment); an error wrapping
 // ErrIntegrity names the rows that did not. Cost: O(length of the text).
-func (s *Store) Get(hash string) (Entry, error) {
-	t, err := s.verified(context.Background(), hash)
+func (s *Store) Get(ctx context.Context, hash string) (Entry, error) {
+	t, err := s.verified(ctx, hash)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -361,8 +391,8 @@ func (s *Store) Get(hash string) (Entry, error) {
 // on to the root: a delegation chain from the subagent up, each link with
 // its text, verified as Get verifies. Cost: the total length of the texts
 // it returns; Links gives the same chain without them.
-func (s *Store) Chain(hash string) ([]Entry, error) {
-	t, err := s.verified(context.Background(), hash)
+func (s *Store) Chain(ctx context.Context, hash string) ([]Entry, error) {
+	t, err := s.verified(ctx, hash)
 	if err != nil {
 		return nil, err
 	}
@@ -393,8 +423,8 @@ func (s *Store) Chain(hash string) ([]Entry, error) {
 // hashes the text of each link that says its SHA-256 and embeds another
 // once more, without building it. Cost: O(length of the prompt's text),
 // and that again for each such link.
-func (s *Store) Links(hash string) ([]Entry, error) {
-	t, err := s.verified(context.Background(), hash)
+func (s *Store) Links(ctx context.Context, hash string) ([]Entry, error) {
+	t, err := s.verified(ctx, hash)
 	if err != nil {
 		return nil, err
 	}
@@ -424,6 +454,8 @@ func (s *Store) Links(hash string) ([]Entry, error) {
 // them (tree.check), and then decodes their budget reports: the tree, or
 // the error that names what failed.
 func (s *Store) verified(ctx context.Context, hash string) (*tree, error) {
+	ctx, cancel := s.statementContext(ctx)
+	defer cancel()
 	t, err := s.load(ctx, hash)
 	if err != nil {
 		return nil, err
@@ -484,6 +516,7 @@ type promptRow struct {
 	size                                          int64
 	variant, library, short, variantHash, version string
 	recorded, budget, signature                   string
+	origin
 }
 
 // promptColumns selects the columns of a promptRow, from the table with
@@ -496,7 +529,7 @@ func (s *Store) promptColumns(prefix string) string {
 	}
 	return prefix + "hash, " + prefix + "sha256, " + prefix + "size, " + prefix + "variant, " + prefix + "library, " +
 		prefix + "library_short, " + prefix + "variant_hash, " + prefix + "version, " + prefix + "recorded, " + budget + ", " +
-		s.signatureColumn(prefix)
+		s.signatureColumn(prefix) + ", " + s.originColumns(prefix)
 }
 
 // signatureColumn selects the signature of a row of prompts or ids.
@@ -508,14 +541,16 @@ func (s *Store) signatureColumn(prefix string) string {
 }
 
 func (r *promptRow) fields() []any {
-	return []any{&r.hash, &r.sha256, &r.size, &r.variant, &r.library, &r.short, &r.variantHash, &r.version, &r.recorded, &r.budget, &r.signature}
+	return []any{&r.hash, &r.sha256, &r.size, &r.variant, &r.library, &r.short, &r.variantHash, &r.version, &r.recorded, &r.budget, &r.signature,
+		&r.label, &r.commit, &r.input, &r.maxTokens, &r.tokens}
 }
 
 // entry is the row as an Entry, without ids, text or budget report: the
 // budget is decoded once the row has verified (see verified).
 func (r *promptRow) entry() *Entry {
 	return &Entry{Hash: r.hash, SHA256: r.sha256, Size: r.size, Variant: r.variant, Recorded: r.recorded,
-		Provenance: engine.Provenance{Library: r.library, Short: r.short, Variant: r.variantHash, Version: r.version}}
+		Provenance: engine.Provenance{Library: r.library, Short: r.short, Variant: r.variantHash, Version: r.version},
+		Label:      r.label, Commit: r.commit, Input: r.input, MaxTokens: r.maxTokens, Tokens: r.tokens}
 }
 
 // budgetReport decodes the row's budget column: nil for none, an error for
@@ -622,11 +657,12 @@ func (e Entry) String() string {
 type meta struct {
 	sha256, variant, budget string
 	prov                    engine.Provenance
+	origin                  origin
 }
 
 func (r *record) meta(n *node) meta {
 	if n == r.top {
-		return meta{sha256: r.sha256, variant: r.variant, budget: r.budget, prov: r.prov}
+		return meta{sha256: r.sha256, variant: r.variant, budget: r.budget, prov: r.prov, origin: r.origin}
 	}
 	return meta{sha256: n.sha256}
 }
@@ -643,7 +679,7 @@ func (n *node) kid(i int) (child, region string) {
 func (r *record) row(n *node, recorded string) promptRow {
 	m := r.meta(n)
 	return promptRow{hash: n.hash, sha256: m.sha256, size: n.size, variant: m.variant, library: m.prov.Library, short: m.prov.Short,
-		variantHash: m.prov.Variant, version: m.prov.Version, recorded: recorded, budget: m.budget}
+		variantHash: m.prov.Variant, version: m.prov.Version, recorded: recorded, budget: m.budget, origin: m.origin}
 }
 
 // updateTop gives a prompt stored before only as embedded in another the
@@ -652,7 +688,7 @@ func (r *record) row(n *node, recorded string) promptRow {
 // changed is unsigned). A prompt recorded itself keeps what its first
 // record said.
 const updateTop = `UPDATE prompts SET sha256 = ?, variant = ?, library = ?, library_short = ?, variant_hash = ?, version = ?, budget = ?,
-	recorded = ?, signature = ? WHERE hash = ? AND variant = ''`
+	recorded = ?, signature = ?, label = ?, git_commit = ?, input = ?, max_tokens = ?, token_encoding = ? WHERE hash = ? AND variant = ''`
 
 // updateTopRow runs updateTop in tx. The row is stamped with the record's
 // own time, rec.when, never the time the row already holds: a row stored
@@ -667,7 +703,9 @@ func (r *record) updateTopRow(ctx context.Context, tx *sql.Tx, rebind func(strin
 		sig = signPrompt(r.key, &row, r.top.sums())
 	}
 	p := r.prov
-	_, err := tx.ExecContext(ctx, rebind(updateTop), r.sha256, r.variant, p.Library, p.Short, p.Variant, p.Version, r.budget, r.when, sig, r.top.hash)
+	o := r.origin
+	_, err := tx.ExecContext(ctx, rebind(updateTop), r.sha256, r.variant, p.Library, p.Short, p.Variant, p.Version, r.budget, r.when, sig,
+		o.label, o.commit, o.input, o.maxTokens, o.tokens, r.top.hash)
 	return err
 }
 

@@ -29,17 +29,17 @@ func TestStore(t *testing.T) {
 		prompts, last := chain(t, "# Root\n\nYou own the work.\n", 3, "t")
 		v := delegation(t)
 
-		hash, err := store.Record(v, last)
+		hash, err := store.Record(context.Background(), v, last)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, key := range []string{last.IDs["delegation_id"], hash, hash[:10], strings.ToUpper(hash[:10]), audit.Hash(last.Text), audit.Hash(last.Text)[:12]} {
-			if got, err := store.Resolve(key); err != nil || got != hash {
+			if got, err := store.Resolve(context.Background(), key); err != nil || got != hash {
 				t.Errorf("Resolve(%q) = %q, %v; want %s", key, got, err, hash)
 			}
 		}
 
-		e, err := store.Get(hash)
+		e, err := store.Get(context.Background(), hash)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestStore(t *testing.T) {
 		if links[3].Variant != "" || links[3].Provenance != (engine.Provenance{}) || links[0].Provenance != last.Provenance {
 			t.Errorf("only the recorded prompt has a variant and provenance: %+v / %+v", links[0], links[3])
 		}
-		bare, err := store.Links(hash)
+		bare, err := store.Links(context.Background(), hash)
 		if err != nil || len(bare) != 4 {
 			t.Fatalf("Links: %d %v", len(bare), err)
 		}
@@ -85,7 +85,7 @@ func TestStore(t *testing.T) {
 
 		// Recording again stores nothing new.
 		before := count(t, db, `SELECT count(*) FROM prompts`) + count(t, db, `SELECT count(*) FROM parts`)
-		if again, err := store.Record(v, last); err != nil || again != hash {
+		if again, err := store.Record(context.Background(), v, last); err != nil || again != hash {
 			t.Fatalf("second record: %q %v", again, err)
 		}
 		if after := count(t, db, `SELECT count(*) FROM prompts`) + count(t, db, `SELECT count(*) FROM parts`); after != before || before != 4+7 {
@@ -98,18 +98,18 @@ func TestStore(t *testing.T) {
 		if mid.Text != prompts[2] {
 			t.Fatal("rendering is not deterministic")
 		}
-		midHash, err := store.Record(v, mid)
+		midHash, err := store.Record(context.Background(), v, mid)
 		if err != nil || midHash != links[1].Hash {
 			t.Fatalf("record the middle level: %q %v, want %s", midHash, err, links[1].Hash)
 		}
 		if n := count(t, db, `SELECT count(*) FROM prompts`) + count(t, db, `SELECT count(*) FROM parts`); n != before {
 			t.Errorf("recording an embedded prompt added rows: %d, want %d", n, before)
 		}
-		links, _ = store.Links(hash)
+		links, _ = store.Links(context.Background(), hash)
 		if links[1].Variant != "delegation" || links[1].IDs["delegation_id"] != mid.IDs["delegation_id"] || links[1].Provenance != mid.Provenance {
 			t.Errorf("the middle level after its own record: %+v", links[1])
 		}
-		if got, err := store.Resolve(mid.IDs["delegation_id"]); err != nil || got != midHash {
+		if got, err := store.Resolve(context.Background(), mid.IDs["delegation_id"]); err != nil || got != midHash {
 			t.Errorf("resolve the middle level's delegation_id: %q %v", got, err)
 		}
 	})
@@ -124,7 +124,7 @@ func TestResolveErrors(t *testing.T) {
 		// 17 prompts: two of their addresses share a first hex digit.
 		byFirst := map[byte][]string{}
 		for i := range 17 {
-			h, err := store.Record(v, delegate(t, "# Root\n", fmt.Sprint("task ", i)))
+			h, err := store.Record(context.Background(), v, delegate(t, "# Root\n", fmt.Sprint("task ", i)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,20 +136,20 @@ func TestResolveErrors(t *testing.T) {
 				shared = string(c)
 			}
 		}
-		_, err := store.Resolve(shared)
+		_, err := store.Resolve(context.Background(), shared)
 		if !errors.Is(err, audit.ErrAmbiguous) || !strings.Contains(err.Error(), shared) {
 			t.Errorf("ambiguous prefix %q: %v", shared, err)
 		}
 		for _, key := range []string{"dlg-nothing", "%", "_", shared + "%", shared + "_", "%" + shared, strings.Repeat("0", 64), "g"} {
-			_, err := store.Resolve(key)
+			_, err := store.Resolve(context.Background(), key)
 			if !errors.Is(err, audit.ErrNotFound) || !strings.Contains(err.Error(), key) {
 				t.Errorf("Resolve(%q): %v, want not found naming the key", key, err)
 			}
 		}
-		if _, err := store.Get(strings.Repeat("0", 64)); !errors.Is(err, audit.ErrNotFound) {
+		if _, err := store.Get(context.Background(), strings.Repeat("0", 64)); !errors.Is(err, audit.ErrNotFound) {
 			t.Errorf("Get of an unknown hash: %v", err)
 		}
-		if _, err := store.Chain("nothing"); !errors.Is(err, audit.ErrNotFound) {
+		if _, err := store.Chain(context.Background(), "nothing"); !errors.Is(err, audit.ErrNotFound) {
 			t.Errorf("Chain of an unknown hash: %v", err)
 		}
 	})
@@ -194,7 +194,7 @@ func TestParentStoredOnce(t *testing.T) {
 		prompts, _ := chain(t, "# Root\n", 2, "shared")
 		v := delegation(t)
 		for i := range 5 {
-			if _, err := store.Record(v, delegate(t, prompts[2], fmt.Sprint("child ", i))); err != nil {
+			if _, err := store.Record(context.Background(), v, delegate(t, prompts[2], fmt.Sprint("child ", i))); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -242,10 +242,10 @@ func TestReadOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		if e, err := r.Get(hash); err != nil || e.Text != res.Text {
+		if e, err := r.Get(context.Background(), hash); err != nil || e.Text != res.Text {
 			t.Fatalf("read back: %v", err)
 		}
-		if _, err := r.Record(delegation(t), delegate(t, "# Other\n", "t")); err == nil {
+		if _, err := r.Record(context.Background(), delegation(t), delegate(t, "# Other\n", "t")); err == nil {
 			t.Error("a read-only store recorded a prompt")
 		}
 	})
@@ -304,15 +304,15 @@ func TestMigrations(t *testing.T) {
 		if n := count(t, db, `SELECT count(*) FROM schema_migrations WHERE version = 1`); n != 1 {
 			t.Errorf("version 1 recorded %d times", n)
 		}
-		for _, v := range []int{2, 3} {
+		for _, v := range []int{2, 3, 4} {
 			if n := count(t, db, fmt.Sprint(`SELECT count(*) FROM schema_migrations WHERE version = `, v)); n != 1 {
 				t.Errorf("version %d recorded %d times", v, n)
 			}
 		}
 		s := open(t, b.target) // opening again applies nothing
 		s.Close()
-		if n := count(t, db, `SELECT count(*) FROM schema_migrations`); n != 3 {
-			t.Errorf("%d migrations recorded, want versions 1, 2 and 3", n)
+		if n := count(t, db, `SELECT count(*) FROM schema_migrations`); n != 4 {
+			t.Errorf("%d migrations recorded, want versions 1 to 4", n)
 		}
 	})
 }
@@ -336,7 +336,7 @@ func TestConcurrentRecords(t *testing.T) {
 			for range 2 {
 				wg.Go(func() {
 					for _, res := range results {
-						if _, err := s.Record(v, res); err != nil {
+						if _, err := s.Record(context.Background(), v, res); err != nil {
 							mu.Lock()
 							errs = append(errs, err)
 							mu.Unlock()
@@ -355,11 +355,11 @@ func TestConcurrentRecords(t *testing.T) {
 			t.Errorf("%d prompts, want 13", n)
 		}
 		for _, res := range results {
-			h, err := stores[0].Resolve(res.IDs["delegation_id"])
+			h, err := stores[0].Resolve(context.Background(), res.IDs["delegation_id"])
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e, err := stores[2].Get(h); err != nil || e.Text != res.Text {
+			if e, err := stores[2].Get(context.Background(), h); err != nil || e.Text != res.Text {
 				t.Errorf("read back %s: %v", h, err)
 			}
 		}
@@ -448,7 +448,7 @@ func TestEveryExample(t *testing.T) {
 			if err != nil {
 				continue // an example of a failure; nothing to record
 			}
-			hash, err := store.Record(v, res)
+			hash, err := store.Record(context.Background(), v, res)
 			if err != nil {
 				t.Fatalf("%s/%s: %v", name, ex, err)
 			}

@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -30,7 +31,7 @@ func BenchmarkRecordNested(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.StartTimer()
-				if _, err := store.Record(v, res); err != nil {
+				if _, err := store.Record(context.Background(), v, res); err != nil {
 					b.Fatal(err)
 				}
 			}

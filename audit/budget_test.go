@@ -87,11 +87,11 @@ func TestBudget(t *testing.T) {
 			t.Fatal("the crowded example rendered whole should differ from it fitted, and have no budget")
 		}
 
-		hash, err := store.Record(space, fitted)
+		hash, err := store.Record(context.Background(), space, fitted)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err := store.Get(hash)
+		e, err := store.Get(context.Background(), hash)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,8 +104,8 @@ func TestBudget(t *testing.T) {
 		if e.Budget.MaxTokens != 1000 || e.Budget.Tokens > 1000 || e.Budget.FullTokens <= e.Budget.Tokens || len(e.Budget.Cuts) != len(fitted.Budget.Cuts) {
 			t.Errorf("Get: budget %+v", e.Budget)
 		}
-		for name, read := range map[string]func(string) ([]audit.Entry, error){"Chain": store.Chain, "Links": store.Links} {
-			l, err := read(hash)
+		for name, read := range map[string]func(context.Context, string) ([]audit.Entry, error){"Chain": store.Chain, "Links": store.Links} {
+			l, err := read(context.Background(), hash)
 			if err != nil || len(l) != 1 || !sameBudget(t, l[0].Budget, fitted.Budget) {
 				t.Errorf("%s: %d entries, %v", name, len(l), err)
 			}
@@ -129,11 +129,11 @@ func TestBudget(t *testing.T) {
 		}
 
 		// Unbudgeted: no budget, in the row or the entry.
-		wholeHash, err := store.Record(space, whole)
+		wholeHash, err := store.Record(context.Background(), space, whole)
 		if err != nil {
 			t.Fatal(err)
 		}
-		e, err = store.Get(wholeHash)
+		e, err = store.Get(context.Background(), wholeHash)
 		if err != nil || e.Text != whole.Text || e.Budget != nil {
 			t.Fatalf("Get of the whole render: %v, budget %+v", err, e.Budget)
 		}
@@ -145,16 +145,16 @@ func TestBudget(t *testing.T) {
 		}
 
 		// Recording either again changes neither.
-		if _, err := store.Record(space, fitted); err != nil {
+		if _, err := store.Record(context.Background(), space, fitted); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := store.Record(space, whole); err != nil {
+		if _, err := store.Record(context.Background(), space, whole); err != nil {
 			t.Fatal(err)
 		}
-		if e, _ := store.Get(hash); !sameBudget(t, e.Budget, fitted.Budget) {
+		if e, _ := store.Get(context.Background(), hash); !sameBudget(t, e.Budget, fitted.Budget) {
 			t.Errorf("a second record changed the budget: %+v", e.Budget)
 		}
-		if e, _ := store.Get(wholeHash); e.Budget != nil {
+		if e, _ := store.Get(context.Background(), wholeHash); e.Budget != nil {
 			t.Errorf("a second record gave the whole render a budget: %+v", e.Budget)
 		}
 
@@ -167,18 +167,18 @@ func TestBudget(t *testing.T) {
 		}
 		dlg := delegate(t, small.Text, "t")
 		dlgHash := recordDelegation(t, store, dlg)
-		links, err := store.Chain(dlgHash)
+		links, err := store.Chain(context.Background(), dlgHash)
 		if err != nil || len(links) != 2 || links[1].Text != small.Text {
 			t.Fatalf("the delegation's chain: %d links, %v", len(links), err)
 		}
 		if links[0].Budget != nil || links[1].Budget != nil || links[1].Variant != "" {
 			t.Fatalf("before its own record, the parent has variant %q and budget %+v", links[1].Variant, links[1].Budget)
 		}
-		smallHash, err := store.Record(space, small)
+		smallHash, err := store.Record(context.Background(), space, small)
 		if err != nil || smallHash != links[1].Hash {
 			t.Fatalf("record the parent itself: %q %v, want %s", smallHash, err, links[1].Hash)
 		}
-		links, err = store.Links(dlgHash)
+		links, err = store.Links(context.Background(), dlgHash)
 		if err != nil || len(links) != 2 {
 			t.Fatalf("Links: %d %v", len(links), err)
 		}
@@ -209,7 +209,9 @@ func version1(t *testing.T, b backend, res *engine.Result) string {
 	w.Close()
 	db := writable(t, b)
 	for _, stmt := range []string{`ALTER TABLE prompts DROP COLUMN budget`, `ALTER TABLE prompts DROP COLUMN signature`,
-		`ALTER TABLE ids DROP COLUMN signature`, `DELETE FROM schema_migrations WHERE version >= 2`} {
+		`ALTER TABLE ids DROP COLUMN signature`, `ALTER TABLE prompts DROP COLUMN label`, `ALTER TABLE prompts DROP COLUMN git_commit`,
+		`ALTER TABLE prompts DROP COLUMN input`, `ALTER TABLE prompts DROP COLUMN max_tokens`, `ALTER TABLE prompts DROP COLUMN token_encoding`,
+		`DROP TABLE inputs`, `DELETE FROM schema_migrations WHERE version >= 2`} {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
@@ -246,7 +248,7 @@ func TestVersion1Migrated(t *testing.T) {
 		if err != nil {
 			t.Fatalf("read-only open of a version-1 store: %v", err)
 		}
-		links, err := r.Chain(hash)
+		links, err := r.Chain(context.Background(), hash)
 		if err != nil || len(links) != 3 {
 			t.Fatalf("read-only chain: %d links, %v", len(links), err)
 		}
@@ -255,7 +257,7 @@ func TestVersion1Migrated(t *testing.T) {
 				t.Errorf("read-only, link %d: text differs or budget %+v", i, l.Budget)
 			}
 		}
-		if _, err := r.Record(delegation(t), last); err == nil {
+		if _, err := r.Record(context.Background(), delegation(t), last); err == nil {
 			t.Error("a read-only store recorded")
 		}
 		r.Close()
@@ -266,12 +268,12 @@ func TestVersion1Migrated(t *testing.T) {
 		// Stores opening it at once for recording: one migrates.
 		openAtOnce(t, b.target, 4)
 		if !hasBudgetColumn(t, db, b) || count(t, db, `SELECT count(*) FROM schema_migrations WHERE version = 2`) != 1 ||
-			count(t, db, `SELECT count(*) FROM schema_migrations`) != 3 {
-			t.Fatal("the store was not migrated to versions 2 and 3, once each")
+			count(t, db, `SELECT count(*) FROM schema_migrations`) != 4 {
+			t.Fatal("the store was not migrated to versions 2, 3 and 4, once each")
 		}
 
 		store := open(t, b.target)
-		links, err = store.Chain(hash)
+		links, err = store.Chain(context.Background(), hash)
 		if err != nil || len(links) != 3 {
 			t.Fatalf("chain after the migration: %d links, %v", len(links), err)
 		}
@@ -284,11 +286,11 @@ func TestVersion1Migrated(t *testing.T) {
 			t.Errorf("after the migration, the recorded prompt: %+v", links[0])
 		}
 		space, fitted := crowded(t, 1000)
-		h, err := store.Record(space, fitted)
+		h, err := store.Record(context.Background(), space, fitted)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e, err := store.Get(h); err != nil || e.Text != fitted.Text || !sameBudget(t, e.Budget, fitted.Budget) {
+		if e, err := store.Get(context.Background(), h); err != nil || e.Text != fitted.Text || !sameBudget(t, e.Budget, fitted.Budget) {
 			t.Errorf("a budgeted record after the migration: %v, budget %+v", err, e.Budget)
 		}
 		r, err = audit.OpenReadOnly(b.target)
@@ -296,7 +298,7 @@ func TestVersion1Migrated(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer r.Close()
-		if e, err := r.Get(h); err != nil || !sameBudget(t, e.Budget, fitted.Budget) {
+		if e, err := r.Get(context.Background(), h); err != nil || !sameBudget(t, e.Budget, fitted.Budget) {
 			t.Errorf("read-only, after the migration: %v, budget %+v", err, e.Budget)
 		}
 	})
@@ -324,11 +326,11 @@ func TestVersion1RowsOnlyUser(t *testing.T) {
 	open(t, b.target).Close() // the owner upgrades it
 	store := open(t, writer)
 	space, fitted := crowded(t, 1000)
-	h, err := store.Record(space, fitted)
+	h, err := store.Record(context.Background(), space, fitted)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e, err := store.Get(h); err != nil || !sameBudget(t, e.Budget, fitted.Budget) {
+	if e, err := store.Get(context.Background(), h); err != nil || !sameBudget(t, e.Budget, fitted.Budget) {
 		t.Errorf("the rows-only user's budgeted record: %v, budget %+v", err, e.Budget)
 	}
 }

@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -58,7 +59,7 @@ func writeSome(target, who string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if _, err := store.Record(v, res); err != nil {
+		if _, err := store.Record(context.Background(), v, res); err != nil {
 			return 0, fmt.Errorf("%s: record %d: %w", who, i, err)
 		}
 		total += len(res.Text)
@@ -131,7 +132,7 @@ func TestDeepChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	links, err := store.Links(hash)
+	links, err := store.Links(context.Background(), hash)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestDeepChain(t *testing.T) {
 		t.Fatalf("%d links, want %d", len(links), deepLevels+1)
 	}
 	for i := 0; i < len(links); i += max(1, deepLevels/10) {
-		e, err := store.Get(links[i].Hash)
+		e, err := store.Get(context.Background(), links[i].Hash)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,10 +167,10 @@ func TestTenThousandLevels(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		store := open(t, b.target)
 		hash := recordDelegation(t, store, res)
-		if links, err := store.Links(hash); err != nil || len(links) != depth+2 {
+		if links, err := store.Links(context.Background(), hash); err != nil || len(links) != depth+2 {
 			t.Fatalf("%d links, %v", len(links), err)
 		}
-		if e, err := store.Get(hash); err != nil || e.Text != res.Text {
+		if e, err := store.Get(context.Background(), hash); err != nil || e.Text != res.Text {
 			t.Fatalf("read back: %v", err)
 		}
 		if b.name != "sqlite" {

@@ -84,7 +84,7 @@ func opened(t *testing.T, openStore func(string, ...audit.Option) (*audit.Store,
 // returns its hash.
 func recordDelegation(t testing.TB, store *audit.Store, res *engine.Result) string {
 	t.Helper()
-	hash, err := store.Record(delegation(t), res)
+	hash, err := store.Record(context.Background(), delegation(t), res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func recordDelegation(t testing.TB, store *audit.Store, res *engine.Result) stri
 // chainOf is the chain of hash, from the prompt to its root.
 func chainOf(t *testing.T, store *audit.Store, hash string) []audit.Entry {
 	t.Helper()
-	links, err := store.Chain(hash)
+	links, err := store.Chain(context.Background(), hash)
 	if err != nil {
 		t.Fatal(err)
 	}

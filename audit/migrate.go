@@ -109,8 +109,40 @@ ALTER TABLE ids ADD COLUMN signature TEXT NOT NULL DEFAULT ''`,
 		postgres: `ALTER TABLE prompts ADD COLUMN signature TEXT NOT NULL DEFAULT '';
 ALTER TABLE ids ADD COLUMN signature TEXT NOT NULL DEFAULT ''`,
 		readsWithout: true,
+	}, {
+		version:     originVersion,
+		description: "origin: the label and commit a prompt was served from, and the input it was rendered from (origin.go)",
+		// On the prompt recorded itself: the label and git commit of its
+		// library (render serve --repo), and with --audit-inputs the
+		// address of its input in inputs and the budget it was rendered
+		// under; '' and 0 otherwise, and for prompts recorded before.
+		sqlite: `ALTER TABLE prompts ADD COLUMN label TEXT NOT NULL DEFAULT '';
+ALTER TABLE prompts ADD COLUMN git_commit TEXT NOT NULL DEFAULT '';
+ALTER TABLE prompts ADD COLUMN input TEXT NOT NULL DEFAULT '';
+ALTER TABLE prompts ADD COLUMN max_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE prompts ADD COLUMN token_encoding TEXT NOT NULL DEFAULT '';
+CREATE TABLE inputs (
+	hash     TEXT PRIMARY KEY, -- hex SHA-256 of data
+	data     BLOB NOT NULL,    -- the input as canonical JSON
+	recorded TEXT NOT NULL
+) WITHOUT ROWID`,
+		postgres: `ALTER TABLE prompts ADD COLUMN label TEXT NOT NULL DEFAULT '';
+ALTER TABLE prompts ADD COLUMN git_commit TEXT NOT NULL DEFAULT '';
+ALTER TABLE prompts ADD COLUMN input TEXT COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE prompts ADD COLUMN max_tokens BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE prompts ADD COLUMN token_encoding TEXT NOT NULL DEFAULT '';
+CREATE TABLE inputs (
+	hash     TEXT COLLATE "C" PRIMARY KEY,
+	data     BYTEA NOT NULL,
+	recorded TEXT NOT NULL
+)`,
+		readsWithout: true,
 	}}
 }
+
+// originVersion is the version that adds the origin columns of prompts
+// and the inputs table.
+const originVersion = 4
 
 // budgetVersion is the version that adds prompts.budget.
 const budgetVersion = 2

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -34,7 +35,7 @@ func redact(target string) string {
 // openPostgres connects to the database a postgres:// URL names, through
 // pgx's database/sql driver. A read-only store's sessions have
 // default_transaction_read_only on, so nothing it runs can write.
-func openPostgres(target string, readOnly bool) (*sql.DB, backend, string, error) {
+func openPostgres(target string, readOnly bool, timeout time.Duration) (*sql.DB, backend, string, error) {
 	where := redact(target)
 	cfg, err := pgx.ParseConfig(target)
 	if err != nil {
@@ -48,6 +49,13 @@ func openPostgres(target string, readOnly bool) (*sql.DB, backend, string, error
 	}
 	if readOnly {
 		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	// The server ends a statement that runs or waits on a lock past the
+	// timeout itself, so that a write stuck behind a locked table frees
+	// its connection even when the client is gone. A URL's own
+	// statement_timeout wins.
+	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok && timeout > 0 {
+		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(timeout.Milliseconds(), 10)
 	}
 	db := stdlib.OpenDB(*cfg)
 	// A record holds one connection for a few statements; bounding the pool
@@ -130,16 +138,25 @@ func (postgresBackend) write(ctx context.Context, tx *sql.Tx, rec *record) error
 		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	sig := rec.sigs
 	size := make([]int64, n)
+	label, commit, input, tokens, maxTokens := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]int64, n)
 	byHash := make(map[string]*node, n)
 	for i, nd := range rec.nodes {
 		m := rec.meta(nd)
 		hash[i], sha[i], size[i], variant[i], when[i] = nd.hash, m.sha256, nd.size, m.variant, rec.when
 		lib[i], short[i], vhash[i], version[i], budget[i] = m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version, m.budget
+		o := m.origin
+		label[i], commit[i], input[i], maxTokens[i], tokens[i] = o.label, o.commit, o.input, o.maxTokens, o.tokens
 		byHash[nd.hash] = nd
 	}
-	rows, err := tx.QueryContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget, signature)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-		ON CONFLICT (hash) DO NOTHING RETURNING hash`, hash, sha, size, variant, lib, short, vhash, version, when, budget, sig)
+	if err := writeInput(ctx, tx, postgresBackend{}.rebind, rec); err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget, signature,
+		label, git_commit, input, max_tokens, token_encoding)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+			$12::text[], $13::text[], $14::text[], $15::int8[], $16::text[])
+		ON CONFLICT (hash) DO NOTHING RETURNING hash`, hash, sha, size, variant, lib, short, vhash, version, when, budget, sig,
+		label, commit, input, maxTokens, tokens)
 	if err != nil {
 		return err
 	}

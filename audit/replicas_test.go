@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/audit"
-	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -31,10 +31,7 @@ func TestReplicas(t *testing.T) {
 		for range replicas {
 			store := open(t, b.target)
 			srv := server.New(lib(t))
-			srv.Record = func(v *engine.Variant, res *engine.Result) error {
-				_, err := store.Record(v, res)
-				return err
-			}
+			srv.Audit = store
 			ts := httptest.NewServer(srv)
 			t.Cleanup(ts.Close)
 			urls = append(urls, ts.URL)
@@ -101,11 +98,11 @@ func TestReplicas(t *testing.T) {
 
 		for r, store := range stores {
 			for c := range chains {
-				hash, err := store.Resolve(lastIDs[c])
+				hash, err := store.Resolve(context.Background(), lastIDs[c])
 				if err != nil {
 					t.Fatalf("replica %d: %v", r, err)
 				}
-				links, err := store.Chain(hash)
+				links, err := store.Chain(context.Background(), hash)
 				if err != nil {
 					t.Fatalf("replica %d: %v", r, err)
 				}

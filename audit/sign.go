@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"strconv"
+	"time"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
 )
@@ -33,6 +34,8 @@ type Option func(*options)
 type options struct {
 	key    []byte
 	keySet bool
+	// statementTimeout bounds each write and read (WithStatementTimeout).
+	statementTimeout time.Duration
 }
 
 // WithKey gives the store a key of at least MinKeySize bytes. Every record
@@ -89,7 +92,8 @@ func sums(parts []part) []partSum {
 
 // signPrompt is the hex HMAC-SHA256, with key, of a prompts row and its
 // parts: every column of the row but the signature itself, then each
-// part, each field length-prefixed so that no two rows encode alike.
+// part, then its origin when it has one (signOrigin), each field
+// length-prefixed so that no two rows encode alike.
 func signPrompt(key []byte, r *promptRow, parts []partSum) string {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(promptSigPrefix))
@@ -104,6 +108,7 @@ func signPrompt(key []byte, r *promptRow, parts []partSum) string {
 		field(m, p.child)
 		field(m, p.region)
 	}
+	signOrigin(m, r.origin)
 	return hex.EncodeToString(m.Sum(nil))
 }
 

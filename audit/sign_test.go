@@ -134,7 +134,7 @@ func TestForgeries(t *testing.T) {
 				slices.Sort(want)
 				keyed := readOnly(t, b.target, audit.WithKey(testKey))
 				f.refused(t, keyed, tc.read(t, f), want)
-				if _, err := keyed.Get(tc.read(t, f)); err == nil || !strings.Contains(err.Error(), tc.reason) {
+				if _, err := keyed.Get(context.Background(), tc.read(t, f)); err == nil || !strings.Contains(err.Error(), tc.reason) {
 					t.Errorf("Get with the key: %v, want %q", err, tc.reason)
 				}
 				rep, err := keyed.Verify(context.Background())
@@ -153,7 +153,7 @@ func TestForgeries(t *testing.T) {
 				// Without the key, the old behaviour: served, and Verify
 				// finds nothing wrong with the addresses.
 				plain := readOnly(t, b.target)
-				if _, err := plain.Get(tc.read(t, f)); err != nil {
+				if _, err := plain.Get(context.Background(), tc.read(t, f)); err != nil {
 					t.Errorf("Get without the key: %v", err)
 				}
 				if rep, err := plain.Verify(context.Background()); err != nil || len(rep.Problems) != 0 {
@@ -178,7 +178,7 @@ func promptRow(i int) func(*testing.T, *fixture) []string {
 // parent, by its delegation_id.
 func (f *fixture) hashOf(t *testing.T, parent string) string {
 	t.Helper()
-	h, err := f.store.Resolve(f.idOf(t, parent))
+	h, err := f.store.Resolve(context.Background(), f.idOf(t, parent))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +193,7 @@ func (f *fixture) idOf(t *testing.T, parent string) string {
 // delegation of it embeds, found by the SHA-256 of its text.
 func (f *fixture) leafOf(t *testing.T, parent string) string {
 	t.Helper()
-	h, err := f.store.Resolve(audit.Hash(parent))
+	h, err := f.store.Resolve(context.Background(), audit.Hash(parent))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestKeyMismatch(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		f := newFixture(t, b, audit.WithKey(testKey))
 		other := readOnly(t, b.target, audit.WithKey([]byte(strings.Repeat("k", audit.MinKeySize))))
-		if _, err := other.Get(f.links[top]); !errors.Is(err, audit.ErrIntegrity) || !strings.Contains(err.Error(), "does not verify") {
+		if _, err := other.Get(context.Background(), f.links[top]); !errors.Is(err, audit.ErrIntegrity) || !strings.Contains(err.Error(), "does not verify") {
 			t.Errorf("Get with another key: %v", err)
 		}
 		rep, err := other.Verify(context.Background())
@@ -231,24 +231,24 @@ func TestSignedUpdate(t *testing.T) {
 		f := newFixture(t, b, audit.WithKey(testKey))
 		v := delegation(t)
 		mid := delegate(t, f.texts[mid2], "t") // mid1, rendered again: the same prompt
-		if h, err := f.store.Record(v, mid); err != nil || h != f.links[mid1] {
+		if h, err := f.store.Record(context.Background(), v, mid); err != nil || h != f.links[mid1] {
 			t.Fatalf("record mid1 itself: %.12s %v", h, err)
 		}
 		keyed := readOnly(t, b.target, audit.WithKey(testKey))
-		if e, err := keyed.Get(f.links[mid1]); err != nil || e.Variant != "delegation" || e.IDs["delegation_id"] != mid.IDs["delegation_id"] {
+		if e, err := keyed.Get(context.Background(), f.links[mid1]); err != nil || e.Variant != "delegation" || e.IDs["delegation_id"] != mid.IDs["delegation_id"] {
 			t.Fatalf("mid1 after its own signed record: %+v %v", e, err)
 		}
 
 		plain := open(t, b.target)
-		if h, err := plain.Record(v, delegate(t, f.texts[root], "t")); err != nil || h != f.links[mid2] {
+		if h, err := plain.Record(context.Background(), v, delegate(t, f.texts[root], "t")); err != nil || h != f.links[mid2] {
 			t.Fatalf("record mid2 itself without the key: %.12s %v", h, err)
 		}
-		_, err := keyed.Get(f.links[mid2])
+		_, err := keyed.Get(context.Background(), f.links[mid2])
 		var ae *problem.Error
 		if !errors.As(err, &ae) || !slices.Contains(errorRows(ae.Also), "prompts hash="+f.links[mid2]) || !strings.Contains(err.Error(), "has no signature") {
 			t.Errorf("mid2 after a record without the key, read with it: %v", err)
 		}
-		if e, err := plain.Get(f.links[mid2]); err != nil || e.Variant != "delegation" {
+		if e, err := plain.Get(context.Background(), f.links[mid2]); err != nil || e.Variant != "delegation" {
 			t.Errorf("mid2 read without the key: %+v %v", e, err)
 		}
 	})
@@ -278,13 +278,13 @@ func TestUpdateRestamps(t *testing.T) {
 			// unsigned, dated as it liked.
 			f.exec(t, `UPDATE prompts SET recorded = ?, signature = '' WHERE hash = ?`, planted, f.links[w.link])
 			before := time.Now().UTC().Truncate(time.Second)
-			if h, err := w.store.Record(v, delegate(t, w.text, "t")); err != nil || h != f.links[w.link] {
+			if h, err := w.store.Record(context.Background(), v, delegate(t, w.text, "t")); err != nil || h != f.links[w.link] {
 				t.Fatalf("%s: record link %d itself: %.12s %v", w.name, w.link, h, err)
 			}
 			after := time.Now().UTC()
 			// Read as it was written, with the key or without: with it, the
 			// row verifies, signed with the time it wrote.
-			e, err := w.read.Get(f.links[w.link])
+			e, err := w.read.Get(context.Background(), f.links[w.link])
 			if err != nil || e.Variant != "delegation" {
 				t.Fatalf("%s: link %d after its own record: %+v %v", w.name, w.link, e, err)
 			}
@@ -304,10 +304,10 @@ func TestEarlierVersionWithKey(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		last := delegate(t, "# Root\n", "t")
 		hash := version1(t, b, last)
-		if e, err := readOnly(t, b.target).Get(hash); err != nil || e.Text != last.Text {
+		if e, err := readOnly(t, b.target).Get(context.Background(), hash); err != nil || e.Text != last.Text {
 			t.Fatalf("without a key: %v", err)
 		}
-		_, err := readOnly(t, b.target, audit.WithKey(testKey)).Get(hash)
+		_, err := readOnly(t, b.target, audit.WithKey(testKey)).Get(context.Background(), hash)
 		if !errors.Is(err, audit.ErrIntegrity) || !strings.Contains(err.Error(), "has no signature") {
 			t.Errorf("with a key: %v", err)
 		}

@@ -154,8 +154,12 @@ func (b sqliteBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, err
 // embedded, and its ids. SQLite has one writer at a time; the transaction
 // began IMMEDIATE, so it holds the write lock from the start.
 func (sqliteBackend) write(ctx context.Context, tx *sql.Tx, rec *record) error {
-	insPrompt, err := tx.PrepareContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget, signature)
-		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING`)
+	if err := writeInput(ctx, tx, sqliteBackend{}.rebind, rec); err != nil {
+		return err
+	}
+	insPrompt, err := tx.PrepareContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget, signature,
+		label, git_commit, input, max_tokens, token_encoding)
+		VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(hash) DO NOTHING`)
 	if err != nil {
 		return err
 	}
@@ -168,7 +172,9 @@ func (sqliteBackend) write(ctx context.Context, tx *sql.Tx, rec *record) error {
 	topNew := false
 	for i, n := range rec.nodes {
 		m := rec.meta(n)
-		r, err := insPrompt.ExecContext(ctx, n.hash, m.sha256, n.size, m.variant, m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version, rec.when, m.budget, rec.sigs[i])
+		o := m.origin
+		r, err := insPrompt.ExecContext(ctx, n.hash, m.sha256, n.size, m.variant, m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version, rec.when, m.budget, rec.sigs[i],
+			o.label, o.commit, o.input, o.maxTokens, o.tokens)
 		if err != nil {
 			return err
 		}

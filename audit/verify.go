@@ -326,6 +326,9 @@ func (s *Store) Verify(ctx context.Context) (Report, error) {
 	if err != nil {
 		return Report{}, s.readError(err)
 	}
+	if err := s.verifyInputs(ctx, add); err != nil {
+		return Report{}, s.readError(err)
+	}
 	// The SHA-256 of a text that embeds another: its whole text, assembled,
 	// for each prompt whose rows all verified.
 	for _, h := range whole {

@@ -43,7 +43,7 @@ func newFixture(t *testing.T, b backend, opts ...audit.Option) *fixture {
 	prompts, last := chain(t, "# Root\n\nYou own the work: "+rootSecret+"\n", 3, "t")
 	f.last = last
 	hash := recordDelegation(t, f.store, last)
-	links, err := f.store.Links(hash)
+	links, err := f.store.Links(context.Background(), hash)
 	if err != nil || len(links) != 4 {
 		t.Fatalf("%d links, %v", len(links), err)
 	}
@@ -134,9 +134,9 @@ func leaks(msg string, texts ...string) bool {
 func (f *fixture) refused(t *testing.T, s *audit.Store, hash string, want []string) {
 	t.Helper()
 	reads := map[string]func() error{
-		"Get":   func() error { _, err := s.Get(hash); return err },
-		"Chain": func() error { _, err := s.Chain(hash); return err },
-		"Links": func() error { _, err := s.Links(hash); return err },
+		"Get":   func() error { _, err := s.Get(context.Background(), hash); return err },
+		"Chain": func() error { _, err := s.Chain(context.Background(), hash); return err },
+		"Links": func() error { _, err := s.Links(context.Background(), hash); return err },
 	}
 	for _, name := range []string{"Get", "Chain", "Links"} {
 		err := reads[name]()
@@ -162,11 +162,11 @@ func (f *fixture) refused(t *testing.T, s *audit.Store, hash string, want []stri
 // served checks that the prompt at hash still reads back as recorded.
 func (f *fixture) served(t *testing.T, s *audit.Store, link int) {
 	t.Helper()
-	e, err := s.Get(f.links[link])
+	e, err := s.Get(context.Background(), f.links[link])
 	if err != nil || e.Text != f.texts[link] {
 		t.Errorf("link %d, untouched, no longer reads back: %v", link, err)
 	}
-	if _, err := s.Links(f.links[link]); err != nil {
+	if _, err := s.Links(context.Background(), f.links[link]); err != nil {
 		t.Errorf("Links of link %d, untouched: %v", link, err)
 	}
 }
@@ -317,16 +317,17 @@ func TestTampering(t *testing.T) {
 				f := newFixture(t, b, opts...)
 				tc.tamper(t, f)
 				want := tc.want(f)
+				slices.Sort(want) // as rows does: which hash sorts first depends on the prompts' words
 				for _, s := range []*audit.Store{f.store, readOnly(t, b.target, opts...)} {
 					for link := range f.links {
 						switch {
 						case slices.Contains(tc.gone, link):
-							if _, err := s.Get(f.links[link]); !errors.Is(err, audit.ErrNotFound) {
+							if _, err := s.Get(context.Background(), f.links[link]); !errors.Is(err, audit.ErrNotFound) {
 								t.Errorf("link %d, removed: %v", link, err)
 							}
 						case slices.Contains(tc.refused, link):
 							for _, key := range f.keysOf(link) {
-								hash, err := s.Resolve(key)
+								hash, err := s.Resolve(context.Background(), key)
 								if errors.Is(err, audit.ErrNotFound) {
 									continue // the key was altered: not found is not served
 								}
@@ -335,7 +336,7 @@ func TestTampering(t *testing.T) {
 									continue
 								}
 								f.refused(t, s, hash, want)
-								if _, err := s.Get(hash); tc.reason != "" && (err == nil || !strings.Contains(err.Error(), tc.reason)) {
+								if _, err := s.Get(context.Background(), hash); tc.reason != "" && (err == nil || !strings.Contains(err.Error(), tc.reason)) {
 									t.Errorf("Get(%.12s): %v, want %q", hash, err, tc.reason)
 								}
 							}
@@ -372,7 +373,7 @@ func TestVerifyReportsEveryProblem(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		f := newFixture(t, b)
 		space, fitted := crowded(t, 1000) // a budget, kept in the row
-		if _, err := f.store.Record(space, fitted); err != nil {
+		if _, err := f.store.Record(context.Background(), space, fitted); err != nil {
 			t.Fatal(err)
 		}
 		rep, err := f.store.Verify(context.Background())

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
 )
@@ -24,6 +25,9 @@ const (
 	KindUnavailable = problem.KindUnavailable
 	// KindIntegrity: stored data (an audit record) that does not verify.
 	KindIntegrity = problem.KindIntegrity
+	// KindCancelled: the caller cancelled the context or its deadline
+	// passed; errors.Is finds context.Canceled or DeadlineExceeded.
+	KindCancelled = problem.KindCancelled
 )
 
 // ErrUnknownVariant is wrapped by the error Variant returns for a name the
@@ -33,3 +37,16 @@ var ErrUnknownVariant = errors.New("unknown variant")
 // AsError returns err as an *Error. A foreign error, which no stage made, is
 // the program's own fault: KindInternal, never blamed on the caller.
 func AsError(err error) *Error { return problem.As(err) }
+
+// BudgetTooSmall is the cause of the error FitTokens returns when the
+// prompt does not fit even with everything its budget may cut cut: the
+// numbers a caller needs to pick a limit that works (errors.As finds it).
+type BudgetTooSmall struct {
+	MinTokens  int // the prompt with every cut made
+	MaxTokens  int // the limit asked for
+	FullTokens int // the prompt with no cut
+}
+
+func (b *BudgetTooSmall) Error() string {
+	return fmt.Sprintf("the prompt needs at least %d tokens, over the limit of %d", b.MinTokens, b.MaxTokens)
+}

@@ -22,6 +22,9 @@ type execSet struct {
 	// order is the key order of the input of the render running now; its
 	// entries go when the render releases its document, its buckets stay.
 	order input.KeyOrder
+	// marks are the branches the render running now took, in a copy that
+	// records them (Cover); nil in a plain copy.
+	marks *branchMarks
 }
 
 func (v *Variant) acquire(ctx context.Context) (*execSet, error) {

@@ -41,6 +41,7 @@ type options struct {
 	logger *slog.Logger
 	origin string
 	limits Limits
+	strict bool
 }
 
 // Option configures Load.
@@ -48,6 +49,12 @@ type Option func(*options)
 
 // WithLogger sends render logs (log/slog) to l. Without it nothing is logged.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// Strict makes Load and LoadDir fail, as LoadStrict does, when any
+// variant of the library does not load, rather than keep the broken ones
+// for their renders (and Err) to report: for a service that must not
+// start on a library it cannot serve whole.
+func Strict() Option { return func(o *options) { o.strict = true } }
 
 // WithOrigin names where the files came from, so that error positions read as
 // paths the author can open (a directory for a working copy).
@@ -87,6 +94,11 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 		lib.names = append(lib.names, path.Base(path.Dir(mf)))
 	}
 	slices.Sort(lib.names)
+	if lib.opts.strict {
+		if err := lib.Err(); err != nil {
+			return nil, err
+		}
+	}
 	return lib, nil
 }
 

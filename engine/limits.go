@@ -69,32 +69,65 @@ func (l Limits) withDefaults() Limits {
 // errOutputLimit ends a template's execution that wrote past the limit.
 var errOutputLimit = errors.New("output limit reached")
 
-// stopped is the error of a render that ended before it was done: its
-// caller gave up (usage), its deadline passed or it wrote too much (the
-// library's templates ran away: the author must act).
-func (v *Variant) stopped(err error) error {
+// errLimitTimeout is the cause of a render context whose Limits.Timeout
+// passed, to tell the library's runaway templates from a caller's own
+// deadline or cancellation.
+var errLimitTimeout = errors.New("the render's time limit passed")
+
+// withLimit bounds ctx by the library's Limits.Timeout, with a cause of
+// its own (errLimitTimeout).
+func (v *Variant) withLimit(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, v.lib.opts.limits.Timeout, errLimitTimeout)
+}
+
+// callerStopped is the error of a render whose caller ended it (its
+// context was cancelled or passed its own deadline), nil when it was the
+// library's limit that passed: a kind of its own, wrapping ctx's error.
+func (v *Variant) callerStopped(ctx context.Context) error {
+	err := ctx.Err()
+	if err == nil || context.Cause(ctx) == errLimitTimeout {
+		return nil
+	}
+	reason := "the caller cancelled the render"
+	if errors.Is(err, context.DeadlineExceeded) {
+		reason = "the caller's deadline passed before the render finished"
+	}
+	return &Error{Kind: KindCancelled, Variant: v.name, Reason: reason, Err: err}
+}
+
+// stopped is the error of a render that ended before it was done under
+// ctx: its caller gave up (callerStopped), the library's time limit passed
+// or it wrote too much (the library's templates ran away: the author must
+// act).
+func (v *Variant) stopped(ctx context.Context, err error) error {
 	limits := v.lib.opts.limits
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return (&Error{Kind: KindTemplate, Variant: v.name, Err: err,
-			Reason: fmt.Sprintf("the render took longer than its deadline (%s)", limits.Timeout)}).
-			Hint("a template loops too long for this input; raise the limit with render's --timeout or Limits.Timeout if the prompt really needs it")
-	case errors.Is(err, errOutputLimit):
+	if errors.Is(err, errOutputLimit) {
 		return (&Error{Kind: KindTemplate, Variant: v.name, Err: err,
 			Reason: fmt.Sprintf("the templates wrote more than the output limit of %s", problem.Size(limits.OutputBytes))}).
 			Hint("a template writes in a loop that does not end soon enough; raise the limit with render's --max-output or Limits.OutputBytes if the prompt really is that long")
 	}
-	return &Error{Kind: KindUsage, Variant: v.name, Reason: "the render was stopped: " + err.Error(), Err: err}
+	if cerr := v.callerStopped(ctx); cerr != nil {
+		return cerr
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return (&Error{Kind: KindTemplate, Variant: v.name, Err: err,
+			Reason: fmt.Sprintf("the render took longer than its deadline (%s)", limits.Timeout)}).
+			Hint("a template loops too long for this input; raise the limit with render's --timeout or Limits.Timeout if the prompt really needs it")
+	}
+	return &Error{Kind: KindCancelled, Variant: v.name, Reason: "the render was stopped: " + err.Error(), Err: err}
 }
 
 // stoppedReading is the error of a render that ended while it decoded or
 // validated its input: no template ran, so the input is what took long (a
 // YAML input whose aliases expand to much) or the caller gave up.
-func (v *Variant) stoppedReading(in Input, err error) error {
+func (v *Variant) stoppedReading(ctx context.Context, in Input, err error) error {
+	if cerr := v.callerStopped(ctx); cerr != nil {
+		return cerr
+	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return (&Error{Kind: KindInput, Variant: v.name, Position: in.Name, Err: err,
 			Reason: fmt.Sprintf("reading and validating the input took longer than the render's deadline (%s)", v.lib.opts.limits.Timeout)}).
 			Hint("send a smaller input, or write out the values its YAML aliases (*name) repeat")
 	}
-	return &Error{Kind: KindUsage, Variant: v.name, Reason: "the render was stopped: " + err.Error(), Err: err}
+	return &Error{Kind: KindCancelled, Variant: v.name, Reason: "the render was stopped: " + err.Error(), Err: err}
 }

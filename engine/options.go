@@ -16,6 +16,7 @@ type renderOptions struct {
 	counter   TokenCounter // what FitTokens counts with
 	count     TokenCounter // what CountTokens counts with
 	cover     *Coverage    // where Cover records the branches taken
+	stages    StageHook    // told of each stage (WithStages)
 }
 
 func renderOptionsOf(opts []RenderOption) renderOptions {
@@ -36,8 +37,9 @@ func FitTokens(max int, tc TokenCounter) RenderOption {
 }
 
 // CountTokens fills in the Tokens of the Result and of each of its
-// sections, as tc counts them. Counting costs more than rendering, so a
-// render counts only when asked to.
+// sections, as tc counts them. A render counts only when asked to: package
+// tokens counts at tens of megabytes a second, but a counter must load its
+// encoding first, which a render that is not asked to count never pays.
 func CountTokens(tc TokenCounter) RenderOption {
 	return func(o *renderOptions) { o.count = tc }
 }

@@ -103,28 +103,81 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 			rec.failure(err)
 		}
 	}()
-	limits := v.lib.opts.limits
-	ctx, cancel := context.WithTimeout(ctx, limits.Timeout)
+	ctx, cancel := v.withLimit(ctx)
 	defer cancel()
 	if err := ctx.Err(); err != nil {
-		return nil, v.stopped(err)
+		return nil, v.stopped(ctx, err)
 	}
 	set, err := v.acquireFor(ctx, ro)
 	if err != nil {
 		return nil, err
 	}
 	defer v.releaseFor(set, ro)
-	doc, err := input.Decoder{Order: &set.order, MaxBytes: limits.InputBytes, MaxDepth: limits.Depth}.DecodeContext(ctx, in)
+	dctx, endDecode := ro.stage(ctx, StageDecode)
+	doc, err := input.Decoder{Order: &set.order, MaxBytes: v.lib.opts.limits.InputBytes, MaxDepth: v.lib.opts.limits.Depth}.DecodeContext(dctx, in)
+	endDecode(err)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-			return nil, v.stoppedReading(in, cerr)
+			return nil, v.stoppedReading(ctx, in, cerr)
 		}
 		return nil, err
 	}
 	defer doc.Release()
+	_, endValidate := ro.stage(ctx, StageValidate)
+	ids, err := v.validate(ctx, in, doc, rec)
+	endValidate(err)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, v.stopped(ctx, err)
+	}
+	var data map[string]any
+	if ro.maxTokens > 0 {
+		fctx, endFit := ro.stage(ctx, StageFit)
+		res, data, err = v.fit(fctx, set, doc, ids, ro)
+		endFit(err)
+	} else {
+		ectx, endExecute := ro.stage(ctx, StageExecute)
+		data = v.data(doc, ids, nil, 0)
+		res, err = v.execute(ectx, set, data, nil)
+		endExecute(err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	set.marks.keep(res) // of a fit's renders, only the one it returns counts
+	res.IDs = ids
+	res.Provenance = v.lib.provenance
+	res.Provenance.Variant = v.hash
+	if tc := ro.count; tc != nil {
+		for i, s := range res.Sections {
+			res.Sections[i].Tokens = tc.CountTokens(res.Text[s.Start:s.End])
+		}
+		if res.Budget == nil || !sameCounter(tc, ro.counter) { // a fit counted the prompt already
+			res.Tokens = tc.CountTokens(res.Text)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, v.stopped(ctx, err)
+	}
+	_, endChecks := ro.stage(ctx, StageChecks)
+	cerr := v.check(set, res, data)
+	endChecks(cerr)
+	if cerr != nil {
+		return res, cerr
+	}
+	rec.success(res)
+	return res, nil
+}
+
+// validate checks the decoded input against the schema, fills in its
+// defaults and ids, then checks its verbatim fields and input rules, and
+// returns its ids.
+func (v *Variant) validate(ctx context.Context, in Input, doc *input.Document, rec *renderLog) (map[string]string, error) {
 	verr := v.schema.Validate(doc)
 	if err := ctx.Err(); err != nil {
-		return nil, v.stoppedReading(in, err)
+		return nil, v.stoppedReading(ctx, in, err)
 	}
 	v.schema.ApplyDefaults(doc)
 	ids := v.computeIDs(doc.Root)
@@ -138,38 +191,7 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	if err := v.rules.Check(doc); err != nil {
 		return nil, doc.Locate(err)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, v.stopped(err)
-	}
-	var data map[string]any
-	if ro.maxTokens > 0 {
-		res, data, err = v.fit(ctx, set, doc, ids, ro)
-	} else {
-		data = v.data(doc, ids, nil, 0)
-		res, err = v.execute(ctx, set, data, nil)
-	}
-	if err != nil {
-		return nil, err
-	}
-	res.IDs = ids
-	res.Provenance = v.lib.provenance
-	res.Provenance.Variant = v.hash
-	if tc := ro.count; tc != nil {
-		for i, s := range res.Sections {
-			res.Sections[i].Tokens = tc.CountTokens(res.Text[s.Start:s.End])
-		}
-		if res.Budget == nil || !sameCounter(tc, ro.counter) { // a fit counted the prompt already
-			res.Tokens = tc.CountTokens(res.Text)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, v.stopped(err)
-	}
-	if cerr := v.check(set, res, data); cerr != nil {
-		return res, cerr
-	}
-	rec.success(res)
-	return res, nil
+	return ids, nil
 }
 
 // execute renders the sections into one buffer, dropping those that wrote only
@@ -188,16 +210,16 @@ func (v *Variant) execute(ctx context.Context, set *execSet, data map[string]any
 		mark := len(w.b)
 		if len(spans) > 0 {
 			if _, err := w.WriteString(join); err != nil {
-				return nil, v.stopped(err)
+				return nil, v.stopped(ctx, err)
 			}
 		}
 		start := len(w.b)
 		if err := set.tmpl.ExecuteTemplate(w, name+".md.tmpl", data); err != nil {
 			if cerr := ctx.Err(); cerr != nil {
-				return nil, v.stopped(cerr)
+				return nil, v.stopped(ctx, cerr)
 			}
 			if errors.Is(err, errOutputLimit) {
-				return nil, v.stopped(err)
+				return nil, v.stopped(ctx, err)
 			}
 			return nil, v.templateError(err)
 		}
@@ -208,7 +230,9 @@ func (v *Variant) execute(ctx context.Context, set *execSet, data map[string]any
 		spans = append(spans, Section{Name: name, Start: start, End: len(w.b)})
 	}
 	v.textSize.Store(int64(max(len(w.b)-fields, 0)))
-	return &Result{Variant: v.name, Text: w.text(), Sections: spans}, nil
+	res := &Result{Variant: v.name, Text: w.text(), Sections: spans}
+	set.marks.finish(res)
+	return res, nil
 }
 
 // verbatimBytes is the size of the verbatim fields the templates will

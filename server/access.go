@@ -12,7 +12,8 @@ import (
 
 // exposedHeaders are the response headers a browser page may read besides
 // the safelisted ones.
-const exposedHeaders = "X-Promptsmith-Library, X-Promptsmith-Library-Hash, X-Promptsmith-Variant-Hash, X-Promptsmith-Version, X-Promptsmith-Stale, Retry-After, WWW-Authenticate"
+const exposedHeaders = "X-Promptsmith-Library, X-Promptsmith-Library-Hash, X-Promptsmith-Variant-Hash, X-Promptsmith-Version, X-Promptsmith-Stale, " +
+	labelHeader + ", " + commitHeader + ", X-Request-Id, Retry-After, WWW-Authenticate"
 
 // authorized reports whether r carries the bearer token, when the server
 // has one, and answers 401 when it does not. The comparison takes the same
@@ -32,7 +33,7 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 		e.Reason = "the bearer token is not the server's"
 		challenge += `, error="invalid_token"`
 	}
-	e.Hints = []string{"the token is the content of the file the server was started with (--token-file); /healthz needs none"}
+	e.Hints = []string{"the token is the content of the file the server was started with (--token-file); the probes (/livez, /readyz, /healthz) need none"}
 	w.Header().Set("WWW-Authenticate", challenge)
 	s.writeError(w, r, e)
 	return false
@@ -69,7 +70,7 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 	h.Add("Vary", "Access-Control-Request-Method")
 	h.Add("Vary", "Access-Control-Request-Headers")
 	h.Set("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type")
+	h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, "+labelHeader) // a page picks a label by header too
 	h.Set("Access-Control-Max-Age", "600")
 	w.WriteHeader(http.StatusNoContent)
 	return true

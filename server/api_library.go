@@ -8,7 +8,7 @@ import (
 
 // The runtime endpoints that read the library and the server without
 // rendering: the variants, their schemas and examples, the version, the
-// OpenAPI document, /healthz and /metrics; each with its OpenAPI operation.
+// OpenAPI document and /metrics (the probes are in probes.go); each with its OpenAPI operation.
 
 type variantInfo struct {
 	Name        string   `json:"name"`
@@ -21,19 +21,20 @@ type variantInfo struct {
 	Stale bool          `json:"stale,omitempty"`
 }
 
-type health struct {
-	Status string `json:"status"`
-}
-
 // versionInfo is the answer of /v1/version.
 type versionInfo struct {
-	Version      string `json:"version"`
+	engine.Build
 	Library      string `json:"library"`
 	LibraryShort string `json:"library_short"`
 }
 
 func (s *Server) variants(w http.ResponseWriter, r *http.Request) {
-	st := s.state.Load()
+	st, snap, err := s.stateFor(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	labelHeaders(w, snap)
 	out := []variantInfo{}
 	for _, name := range st.lib.Names() {
 		src, err := st.source(name)
@@ -54,11 +55,11 @@ func (s *Server) variants(w http.ResponseWriter, r *http.Request) {
 func variantsOp() operation {
 	return operation{summary: "List the variants, their descriptions and examples",
 		description: "A variant that does not load has its error; one served from its last good version (render serve --watch) has stale true too.",
-		replies:     []reply{jsonReply(200, "The variants.", typeOf[[]variantInfo]())}}
+		replies:     []reply{jsonReply(200, "The variants.", typeOf[[]variantInfo]())}, labelled: true}
 }
 
 func (s *Server) schema(w http.ResponseWriter, r *http.Request) {
-	src, err := s.state.Load().source(r.PathValue("variant"))
+	src, err := s.labelSource(w, r, r.PathValue("variant"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -76,12 +77,12 @@ func schemaOp() operation {
 		replies: []reply{{code: 200, description: "The schema, as the library holds it.", media: "application/schema+json",
 			body:    literal(map[string]any{"type": "object", "description": "A JSON Schema (2020-12) document."}),
 			headers: provenanceHeaderNames()}},
-		shared: []int{404}}
+		shared: []int{404}, labelled: true}
 }
 
 // example returns an example input as its author wrote it (YAML or JSON).
 func (s *Server) example(w http.ResponseWriter, r *http.Request) {
-	src, err := s.state.Load().source(r.PathValue("variant"))
+	src, err := s.labelSource(w, r, r.PathValue("variant"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -112,16 +113,16 @@ func exampleOp() operation {
 		description: "The example of the variant's last good version, with X-Promptsmith-Stale, when the working copy's does not load.",
 		params:      []param{variantParam, exampleParam},
 		replies:     []reply{{code: 200, description: "The example input.", media: "text/plain", body: text(), headers: []string{staleHeader}}},
-		shared:      []int{404}}
+		shared:      []int{404}, labelled: true}
 }
 
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {
 	p := s.lib().Provenance()
-	writeJSON(w, http.StatusOK, versionInfo{Version: p.Version, Library: p.Library, LibraryShort: p.Short})
+	writeJSON(w, http.StatusOK, versionInfo{Build: engine.BuildInfo(), Library: p.Library, LibraryShort: p.Short})
 }
 
 func versionOp() operation {
-	return operation{summary: "The program's version and the library's hash",
+	return operation{summary: "The program's version, the commit it was built from and the library's hash",
 		replies: []reply{jsonReply(200, "What the server runs.", typeOf[versionInfo]())}}
 }
 
@@ -151,17 +152,7 @@ func metricsOp() operation {
 			"promptsmith_render_queue_seconds, promptsmith_rendered_bytes_total{variant}, promptsmith_renders_in_flight, " +
 			"promptsmith_renders_queued, promptsmith_request_body_bytes, promptsmith_request_bodies_waiting, promptsmith_audit_writes_total, promptsmith_audit_failures_total, " +
 			"promptsmith_library_reloads_total, promptsmith_library_reload_failures_total, " +
-			"promptsmith_library_info{library,library_short,version}, promptsmith_http_requests_total{route,code}, and the Go runtime's and the process's.",
+			"promptsmith_library_info{library,library_short,version}, promptsmith_http_requests_total{route,code}, " +
+			"promptsmith_label_failing{label}, promptsmith_label_failures_total{label}, promptsmith_label_switches_total{label} (render serve --repo), and the Go runtime's and the process's.",
 		replies: []reply{{code: 200, description: "The metrics, in the Prometheus text format.", media: "text/plain", body: text()}}}
-}
-
-// healthz answers a load balancer's probe; it is outside the guard and
-// the token (ServeHTTP).
-func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, health{Status: "ok"})
-}
-
-func healthzOp() operation {
-	return operation{summary: "Whether the server is up; needs no token", open: true,
-		replies: []reply{jsonReply(200, "Up.", typeOf[health]())}}
 }

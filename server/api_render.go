@@ -10,6 +10,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // The runtime endpoints that render: POST /v1/render/{variant},
@@ -51,6 +52,7 @@ type answer struct {
 	body       any
 	outcome    string
 	provenance engine.Provenance
+	ids        map[string]string
 }
 
 // render answers POST /v1/render/{variant}: the prompt and its Result.
@@ -67,7 +69,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) { s.serveRender(w
 // a variant's last good version is marked stale in both (stale.go).
 func (s *Server) serveRender(w http.ResponseWriter, r *http.Request, checkOnly bool) {
 	name := r.PathValue("variant")
-	src, err := s.state.Load().source(name)
+	src, err := s.labelSource(w, r, name)
 	if err != nil {
 		s.metrics.renders.WithLabelValues("", outcomeInputError).Inc()
 		s.writeError(w, r, err)
@@ -81,6 +83,7 @@ func (s *Server) serveRender(w http.ResponseWriter, r *http.Request, checkOnly b
 		return
 	}
 	s.metrics.renders.WithLabelValues(name, a.outcome).Inc()
+	noteIDs(w, a.ids)
 	resultHeaders(w, a.provenance)
 	writeJSON(w, a.status, a.body)
 }
@@ -102,13 +105,29 @@ func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, src source
 		return answer{}, err
 	}
 	defer release()
-	out, err := inSlot(s, r.Context(), func(ctx context.Context) (rendered, error) {
-		return s.renderIn(ctx, src.v, engine.Input{Name: "body", Data: body}, opts, !checkOnly)
-	})
+	// One deadline for the render and its audit write; the slot is given
+	// back in between (record).
+	ctx, cancel := s.renderContext(r.Context())
+	defer cancel()
+	ctx, end := s.span(ctx, "render", attribute.String("promptsmith.variant", src.v.Name()))
+	out, err := s.renderAndRecord(ctx, src, body, ask, append(opts, s.stageSpans()...), !checkOnly)
+	end(err)
 	if err != nil {
 		return answer{}, err
 	}
 	return out.answer(checkOnly, src.stale), nil
+}
+
+// renderAndRecord renders body in a render slot and, when record is set
+// and its checks passed, records the prompt once the slot is given back.
+func (s *Server) renderAndRecord(ctx context.Context, src source, body []byte, ask tokenAsk, opts []engine.RenderOption, record bool) (rendered, error) {
+	out, err := inSlot(s, ctx, func(ctx context.Context) (rendered, error) {
+		return s.renderIn(ctx, src.v, engine.Input{Name: "body", Data: body}, opts)
+	})
+	if err != nil || !record || out.checkErr != nil {
+		return out, err
+	}
+	return out, s.record(ctx, src, out.res, s.originOf(src, body, ask))
 }
 
 // rendered is a prompt rendered, with the error of the checks it failed:
@@ -122,7 +141,7 @@ type rendered struct {
 // report; 422 when a check failed. stale, when the variant rendered is its
 // last good version, says why.
 func (out rendered) answer(checkOnly bool, stale *engine.Error) answer {
-	a := answer{status: http.StatusOK, outcome: outcomeOK, provenance: out.res.Provenance}
+	a := answer{status: http.StatusOK, outcome: outcomeOK, provenance: out.res.Provenance, ids: out.res.IDs}
 	if out.checkErr != nil {
 		a.status, a.outcome = http.StatusUnprocessableEntity, outcomeCheckFailure
 	}
@@ -139,37 +158,20 @@ func (out rendered) answer(checkOnly bool, stale *engine.Error) answer {
 }
 
 // renderIn renders in with v, timing the render and counting the bytes of
-// its prompt, and, when record is set, hands a prompt that passed its
-// checks to the audit store. It runs in the render slot, so that a slow
-// audit store holds renders back rather than piling them up.
-func (s *Server) renderIn(ctx context.Context, v *engine.Variant, in engine.Input, opts []engine.RenderOption, record bool) (rendered, error) {
+// its prompt. It runs in the render slot; the audit write does not.
+func (s *Server) renderIn(ctx context.Context, v *engine.Variant, in engine.Input, opts []engine.RenderOption) (rendered, error) {
 	start := time.Now()
 	res, err := v.Render(ctx, in, opts...)
+	if s.slotHook != nil {
+		s.slotHook()
+	}
 	s.metrics.duration.WithLabelValues(v.Name()).Observe(time.Since(start).Seconds())
 	if res == nil {
 		return rendered{}, err
 	}
 	s.metrics.bytes.WithLabelValues(v.Name()).Add(float64(len(res.Text)))
 	nonNilResult(res)
-	if err == nil && record {
-		if err := s.record(v, res); err != nil {
-			return rendered{}, err
-		}
-	}
 	return rendered{res, err}, nil
-}
-
-// record hands a rendered prompt to the audit store, when there is one.
-func (s *Server) record(v *engine.Variant, res *engine.Result) error {
-	if s.Record == nil {
-		return nil
-	}
-	s.metrics.auditWrites.Inc()
-	if err := s.Record(v, res); err != nil {
-		s.metrics.auditFailures.Inc()
-		return &engine.Error{Kind: engine.KindInternal, Reason: "cannot record the prompt in the audit store; the server's log says why", Err: err}
-	}
-	return nil
 }
 
 // newCheckReport is the check report of res, whose checks failed with
@@ -192,7 +194,13 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	vb, err := s.lib().VerbatimRegion(r.URL.Query().Get("variant"), r.URL.Query().Get("region"))
+	st, snap, err := s.stateFor(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	labelHeaders(w, snap)
+	vb, err := st.lib.VerbatimRegion(r.URL.Query().Get("variant"), r.URL.Query().Get("region"))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -228,29 +236,31 @@ func depthOf(r *http.Request) (int, error) {
 
 func renderOp() operation {
 	return operation{summary: "Render a prompt",
-		description: "Decode, validate, render and check the input; with an audit store, record the prompt before answering. " + staleDoc,
-		params:      []param{variantParam, maxTokensParam, tokensParam},
+		description: "Decode, validate, render and check the input; with an audit store, record the prompt before answering (503 when it cannot be recorded). " + staleDoc,
+		params:      []param{maxTokensParam, tokensParam},
 		body:        inputRequest,
+		perVariant:  "render",
 		replies: []reply{
 			jsonReply(200, "The prompt and its metadata; stale says why when it was made from the variant's last good version.", typeOf[served](), provenanceHeaderNames()...),
 			jsonReply(422, "The input is malformed or breaks the schema or a rule (ErrorBody, error.field and error.position say where), "+
 				"or cannot fit max_tokens (ErrorBody), or the prompt failed a check (CheckFailure: error.also names each failed check and its section; result is the prompt).",
 				oneOf(typeOf[errorBody](), typeOf[checkFailure]()), provenanceHeaderNames()...),
 		},
-		shared: []int{400, 404, 413, 500, 503}}
+		shared: []int{400, 404, 413, 500, 503}, labelled: true}
 }
 
 func checkOp() operation {
 	return operation{summary: "Render a prompt and report its checks only",
 		description: staleDoc,
-		params:      []param{variantParam, maxTokensParam, tokensParam},
+		params:      []param{maxTokensParam, tokensParam},
 		body:        inputRequest,
+		perVariant:  "check",
 		replies: []reply{
 			jsonReply(200, "Every check passed.", typeOf[checkReport](), provenanceHeaderNames()...),
 			jsonReply(422, "The input is wrong (ErrorBody), or a check failed (CheckReport with ok false and error).",
 				oneOf(typeOf[errorBody](), typeOf[checkReport]()), provenanceHeaderNames()...),
 		},
-		shared: []int{400, 404, 413, 500, 503}}
+		shared: []int{400, 404, 413, 500, 503}, labelled: true}
 }
 
 func extractOp() operation {
@@ -265,7 +275,7 @@ func extractOp() operation {
 			jsonReply(200, "The embedded prompt.", typeOf[extracted]()),
 			jsonReply(422, "The prompt holds no embedded prompt at that level, or its markers do not balance (error.level says where).", typeOf[errorBody]()),
 		},
-		shared: []int{400, 404, 413, 503}}
+		shared: []int{400, 404, 413, 503}, labelled: true}
 }
 
 // promptRequest is the body of an extraction: a rendered prompt.

@@ -97,7 +97,7 @@ func TestBodiesReadOnlyWithinTheBudget(t *testing.T) {
 			var count bodyCounter
 			s.bodyHook = count.hook
 			release := make(chan struct{})
-			s.Record = func(*engine.Variant, *engine.Result) error { <-release; return nil }
+			s.Audit = RecordHook(func(*engine.Variant, *engine.Result) error { <-release; return nil })
 			ts := httptest.NewServer(s)
 			defer ts.Close()
 
@@ -154,7 +154,7 @@ func TestBodyBudgetQueue(t *testing.T) {
 	s := New(lib)
 	s.MaxRenders, s.MaxQueue, s.MaxBody = 1, 1, size
 	release := make(chan struct{})
-	s.Record = func(*engine.Variant, *engine.Result) error { <-release; return nil }
+	s.Audit = RecordHook(func(*engine.Variant, *engine.Result) error { <-release; return nil })
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	post := func() (*http.Response, []byte) {

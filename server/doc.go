@@ -9,13 +9,14 @@
 //	GET  /v1/variants                                 api_library.go  the variants, their descriptions and examples
 //	GET  /v1/variants/{variant}/schema                api_library.go  the JSON Schema of a variant's input
 //	GET  /v1/variants/{variant}/examples/{example}    api_library.go  an example input, as written
-//	POST /v1/render/{variant}?max_tokens=N&tokens=ENC api_render.go   body: the input (JSON or YAML) → the Result
+//	POST /v1/render/{variant}?max_tokens=N&tokens=ENC api_render.go   body: the input (JSON or YAML) → the Result; recorded first (audit.go)
 //	POST /v1/check/{variant}                          api_render.go   body: the input → {variant, ok, checks, ids, provenance}
 //	POST /v1/extract?depth=N&variant=V                api_render.go   body: a rendered prompt → {depth, region, text}
-//	GET  /v1/version                                  api_library.go  the program's version and the library's hash
+//	GET  /v1/audit/{key}, /v1/audit/{key}/chain       audit.go        a recorded prompt, and its delegation chain
+//	GET  /v1/version                                  api_library.go  the program's version, commit and the library's hash
 //	GET  /v1/openapi.json                             api_library.go  the OpenAPI document (openapi.go builds it)
-//	GET  /metrics                                     api_library.go  Prometheus metrics (metrics.go)
-//	GET  /healthz                                     api_library.go
+//	GET  /metrics                                     api_library.go  Prometheus metrics (metrics.go, poolmetrics.go)
+//	GET  /livez, /readyz, /healthz                    probes.go       the probes, outside the guard and the token
 //
 // The authoring tools, for the preview page an author keeps open:
 //
@@ -27,14 +28,18 @@
 // routes.go holds the route table: each endpoint's method, path, handler
 // and OpenAPI operation (the xxxOp function beside its handler, made of
 // the parts in openapi_parts.go); openapi.go builds the document by
-// walking it, jsonschema.go the schemas of the Go types answered. tokens.go
+// walking it (one operation per variant for render and check),
+// openapi_inputs.go the input schemas in the form code generators read,
+// jsonschema.go the schemas of the Go types answered. tokens.go
 // reads ?max_tokens and ?tokens into render options; slots.go holds the
 // render slots every render, check, extraction, lint and golden render
 // waits for (inSlot); body.go the request bodies and their byte budget;
 // guard.go and access.go the Host, Origin, Content-Type, token and CORS
 // checks; errors.go the one error path (status, writeError), respond.go
-// the rest of writing answers; http.go, listener.go and rate.go the HTTP
-// server around it all.
+// the rest of writing answers; requestlog.go the request id and the one
+// log line of each request; trace.go and tracing_env.go the OpenTelemetry
+// spans; http.go, listener.go and rate.go the HTTP server around it all,
+// which drains (Drain: /readyz 503) before it closes its listener.
 //
 // A Server bounds the renders that run at once (MaxRenders, MaxQueue),
 // the time one may take (RenderTimeout) and the bytes of request bodies it

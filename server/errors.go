@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/labels"
 )
 
 // Every error the server answers with is an engine.Error, the project's one
@@ -116,6 +118,9 @@ var statusOf = []struct {
 	{errForbidden, http.StatusForbidden},
 	{errNotFound, http.StatusNotFound},
 	{engine.ErrUnknownVariant, http.StatusNotFound},
+	{audit.ErrNotFound, http.StatusNotFound},
+	{labels.ErrUnknownLabel, http.StatusNotFound},
+	{labels.ErrConflict, http.StatusConflict},
 	{errMethod, http.StatusMethodNotAllowed},
 	{errSlowBody, http.StatusRequestTimeout},
 	{errTooLarge, http.StatusRequestEntityTooLarge},
@@ -138,7 +143,7 @@ func status(err error) int {
 		return http.StatusUnprocessableEntity
 	case engine.KindTemplate, engine.KindInternal, engine.KindIntegrity:
 		return http.StatusInternalServerError
-	case engine.KindUnavailable:
+	case engine.KindUnavailable, engine.KindCancelled:
 		return http.StatusServiceUnavailable
 	}
 	return http.StatusBadRequest
@@ -176,8 +181,8 @@ func stoppedError(ctx context.Context, err error) error {
 
 // writeError answers with an error and the status its kind calls for
 // (status): the one way the server answers an error. A 503 says when to
-// come back; the server's own faults are logged too, since nobody else
-// will act on them.
+// come back; the request's log line says the error and its cause, at
+// ERROR for the server's own faults (logRequest).
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	s.writeStaleError(w, r, err, nil)
 }
@@ -187,16 +192,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // header does.
 func (s *Server) writeStaleError(w http.ResponseWriter, r *http.Request, err error, stale *engine.Error) {
 	code := status(err)
-	switch {
-	case code == http.StatusServiceUnavailable:
+	if code == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
-	case code >= 500:
-		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", code, "error", err.Error()}
-		if e := engine.AsError(err); e.Err != nil && !strings.Contains(e.Reason, e.Err.Error()) {
-			attrs = append(attrs, "cause", e.Err.Error()) // what the body does not say
-		}
-		s.Logger.Error("request failed", attrs...)
 	}
+	noteError(w, err) // logged with the request (logRequest)
 	writeJSON(w, code, errorBody{Error: wireError(err), Stale: stale})
 }
 

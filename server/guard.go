@@ -23,10 +23,10 @@ import (
 
 // guard refuses a request whose Host this server does not answer to (421)
 // or whose Origin may not call it (403), and reports whether it answered.
-// /healthz is outside it: a load balancer's probe may name the server by
+// The probes (/livez, /readyz, /healthz) are outside it: a load balancer's probe may name the server by
 // any address (a pod's IP), and the answer tells nothing.
 func (s *Server) guard(w http.ResponseWriter, r *http.Request) bool {
-	if r.URL.Path == "/healthz" {
+	if isProbe(r.URL.Path) {
 		return false
 	}
 	if err := s.checkHost(r); err != nil {

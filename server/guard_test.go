@@ -119,7 +119,7 @@ func TestBrowserRequests(t *testing.T) {
 	srv := server.New(lib)
 	srv.CORSOrigins = []string{"https://app.example"}
 	var recorded atomic.Int32
-	srv.Record = func(*engine.Variant, *engine.Result) error { recorded.Add(1); return nil }
+	srv.Audit = server.RecordHook(func(*engine.Variant, *engine.Result) error { recorded.Add(1); return nil })
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	own := ts.URL

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -24,6 +26,10 @@ type HTTPConfig struct {
 	MinBodyRate       int64         // bytes a second a request body must arrive at, on average, after BodyRateGrace (0: no minimum)
 	BodyRateGrace     time.Duration // how long a body may take before MinBodyRate applies
 	ShutdownTimeout   time.Duration // how long a shutdown waits for requests in flight
+	DrainDelay        time.Duration // how long the listener stays open after the shutdown begins, answering /readyz 503 so that a load balancer stops sending requests
+	// ErrorLog receives what the HTTP server itself reports (a connection
+	// it could not serve), at WARN; nil: the standard logger.
+	ErrorLog *slog.Logger
 }
 
 // DefaultHTTPConfig is what render serve uses without flags: generous for a
@@ -41,8 +47,17 @@ func DefaultHTTPConfig() HTTPConfig {
 		MinBodyRate:       DefaultMinBodyRate,
 		BodyRateGrace:     DefaultBodyRateGrace,
 		ShutdownTimeout:   30 * time.Second,
+		DrainDelay:        DefaultDrainDelay,
 	}
 }
+
+// DefaultDrainDelay is how long a server keeps its listener open once told
+// to stop, answering not ready: a load balancer probing every second or
+// two, taking a replica out after two failures, has stopped sending by then.
+const DefaultDrainDelay = 5 * time.Second
+
+// drainer is a handler that can be told it is going away (Server.Drain).
+type drainer interface{ Drain() }
 
 // HTTPServer is the one place an http.Server for h is made: with c's
 // timeouts, header limit and minimum body rate.
@@ -54,11 +69,22 @@ func HTTPServer(h http.Handler, c HTTPConfig) *http.Server {
 		WriteTimeout:      c.WriteTimeout,
 		IdleTimeout:       c.IdleTimeout,
 		MaxHeaderBytes:    c.MaxHeaderBytes,
+		ErrorLog:          errorLog(c.ErrorLog),
 	}
 }
 
+// errorLog is the log.Logger http.Server writes to, on l's handler.
+func errorLog(l *slog.Logger) *log.Logger {
+	if l == nil {
+		return nil
+	}
+	return slog.NewLogLogger(l.Handler(), slog.LevelWarn)
+}
+
 // Serve serves h on ln, at most c.MaxConns connections at once and
-// c.MaxConnsPerClient from one address, until ctx ends. Then it stops
+// c.MaxConnsPerClient from one address, until ctx ends. Then it tells h it
+// drains (a Server's /readyz turns 503), serves on for c.DrainDelay so that
+// a load balancer sees it and stops sending requests, then stops
 // accepting connections, closes the idle ones, lets the requests in flight
 // finish (for at most c.ShutdownTimeout, after which it closes their
 // connections) and returns: whatever the caller closes after Serve returns
@@ -72,6 +98,16 @@ func Serve(ctx context.Context, ln net.Listener, h http.Handler, c HTTPConfig) e
 	case err := <-served:
 		return err // the listener failed: nothing is in flight
 	case <-ctx.Done():
+	}
+	if d, ok := h.(drainer); ok {
+		d.Drain()
+	}
+	if c.DrainDelay > 0 {
+		select {
+		case <-time.After(c.DrainDelay):
+		case err := <-served:
+			return err
+		}
 	}
 	stop := context.Background()
 	if c.ShutdownTimeout > 0 {

@@ -8,8 +8,11 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/labels"
 )
 
 // The OpenAPI document's schemas of response bodies are made from the Go
@@ -35,13 +38,15 @@ func componentNames() map[reflect.Type]string {
 		reflect.TypeFor[extracted]():          "Extraction",
 		reflect.TypeFor[variantInfo]():        "Variant",
 		reflect.TypeFor[versionInfo]():        "Version",
-		reflect.TypeFor[health]():             "Health",
+		reflect.TypeFor[probe]():              "Probe",
+		reflect.TypeFor[audit.Entry]():        "AuditEntry",
+		reflect.TypeFor[labels.Status]():      "LabelStatus",
 	}
 }
 
 // kinds are the values of an error's kind.
 func kinds() []engine.Kind {
-	return []engine.Kind{engine.KindInput, engine.KindTemplate, engine.KindCheck, engine.KindUsage, engine.KindInternal, engine.KindUnavailable, engine.KindIntegrity}
+	return []engine.Kind{engine.KindInput, engine.KindTemplate, engine.KindCheck, engine.KindUsage, engine.KindInternal, engine.KindUnavailable, engine.KindIntegrity, engine.KindCancelled}
 }
 
 // descriptions document the components ("Result") and their members
@@ -124,10 +129,24 @@ func descriptions() map[string]string {
 		"Variant.stale":          "Its answers are made from its last good version, or from the last library that loaded: they carry X-Promptsmith-Stale.",
 		"Version":                "What the server runs.",
 		"Version.version":        "The module version of the program.",
+		"Version.revision":       "The commit the program was built from, when the build recorded it.",
+		"Version.vcs_time":       "That commit's time (RFC 3339).",
+		"Version.modified":       "The program was built from a work tree with changes not committed.",
 		"Version.library":        "Hex SHA-256 of the library served.",
 		"Version.library_short":  "Its first 12 hex digits.",
-		"Health":                 "The server is up.",
-		"Health.status":          "Always ok.",
+		"Probe":                  "A probe's answer: ok, or why the server is not ready.",
+		"Probe.status":           "ok, or unavailable.",
+		"Probe.error":            "Why the server is not ready: draining, no library, or the audit store does not answer.",
+		"AuditEntry":             "A recorded prompt, verified against its address (and signature, with a key) before it is served.",
+		"AuditEntry.hash":        "Its address: a hash of its own bytes and of the prompts it embeds.",
+		"AuditEntry.sha256":      "The hex SHA-256 of its text.",
+		"AuditEntry.variant":     "The variant that rendered it; empty for a prompt known only as embedded in another.",
+		"AuditEntry.ids":         "The ids it was rendered with (delegation_id, ...).",
+		"AuditEntry.provenance":  "The library that rendered it, when it was recorded itself.",
+		"AuditEntry.size":        "The length of its text in bytes.",
+		"AuditEntry.recorded":    "When it was first recorded (RFC 3339, UTC).",
+		"AuditEntry.budget":      "How it was fitted to a number of tokens, for a render with max_tokens.",
+		"AuditEntry.text":        "The prompt, byte for byte as rendered.",
 	}
 }
 
@@ -162,6 +181,9 @@ func (b *schemaBuilder) of(t reflect.Type) map[string]any {
 			enum = append(enum, string(k))
 		}
 		return map[string]any{"type": "string", "enum": enum}
+	}
+	if t == reflect.TypeFor[time.Time]() { // encoded by its MarshalJSON
+		return map[string]any{"type": "string", "format": "date-time"}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:

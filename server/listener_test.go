@@ -75,7 +75,7 @@ func TestSlowClientsDoNotStarveOthers(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := server.New(lib)
 			srv.Token = c.token
-			cfg := server.DefaultHTTPConfig()
+			cfg := testHTTPConfig()
 			cfg.MaxConns, cfg.MaxConnsPerClient = 64, 16
 			cfg.MinBodyRate, cfg.BodyRateGrace = 1024, 200*time.Millisecond
 			addr := serveOn(t, srv, cfg)
@@ -186,7 +186,7 @@ func slowBody(ctx context.Context, d *net.Dialer, addr string, drips int, dialle
 // closed gives its place back.
 func TestConnsPerClient(t *testing.T) {
 	lib, _ := promptsmith.Library()
-	cfg := server.DefaultHTTPConfig()
+	cfg := testHTTPConfig()
 	cfg.MaxConnsPerClient = 2
 	addr := serveOn(t, server.New(lib), cfg)
 	var conns []net.Conn
@@ -250,7 +250,7 @@ func TestSlowBody(t *testing.T) {
 		{"past --read-timeout, above the rate", 1, 300 * time.Millisecond, "--read-timeout"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := server.DefaultHTTPConfig()
+			cfg := testHTTPConfig()
 			cfg.MinBodyRate, cfg.BodyRateGrace, cfg.ReadTimeout = c.rate, 100*time.Millisecond, c.readTimeout
 			addr := serveOn(t, server.New(lib), cfg)
 

@@ -6,6 +6,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/labels"
 )
 
 // The outcomes of a render, the values of promptsmith_renders_total's
@@ -14,7 +15,7 @@ const (
 	outcomeOK            = "ok"             // rendered (and recorded)
 	outcomeInputError    = "input_error"    // the caller's input or call was wrong (4xx)
 	outcomeCheckFailure  = "check_failure"  // the prompt failed a check of its manifest (422)
-	outcomeInternalError = "internal_error" // the library or the server failed (500), an audit write included
+	outcomeInternalError = "internal_error" // the library or the server failed (5xx), an audit write included (503)
 	outcomeRejected      = "rejected"       // no render slot nor queue place was free (503)
 	outcomeTimeout       = "timeout"        // --render-timeout passed (503)
 	outcomeCancelled     = "cancelled"      // the client went away first
@@ -50,10 +51,19 @@ type metrics struct {
 	bodiesWaiting  prometheus.Gauge
 	auditWrites    prometheus.Counter
 	auditFailures  prometheus.Counter
+	auditDuration  prometheus.Histogram
 	reloads        prometheus.Counter
 	reloadFailures prometheus.Counter
 	library        *prometheus.GaugeVec
 	requests       *prometheus.CounterVec
+	// requestDuration is the time from a request's headers to its answer
+	// written, by route and status.
+	requestDuration *prometheus.HistogramVec
+	// The labels' (render serve --repo): whether each fails now, its
+	// failures and its switches to a new commit (LabelRefreshed).
+	labelFailing  *prometheus.GaugeVec
+	labelFailures *prometheus.CounterVec
+	labelSwitches *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -70,7 +80,7 @@ func newMetrics() *metrics {
 		}, []string{"variant"}),
 		wait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "promptsmith_render_queue_seconds",
-			Help:    "Time renders waited for a slot (--max-renders) in the queue (--max-queue).",
+			Help:    "Time each render that ran waited for a slot (--max-renders) in the queue (--max-queue): 0 for one that found a slot free.",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}),
 		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -99,7 +109,12 @@ func newMetrics() *metrics {
 		}),
 		auditFailures: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "promptsmith_audit_failures_total",
-			Help: "Audit writes that failed (each answered 500).",
+			Help: "Audit writes that failed or passed the request's deadline (each answered 503).",
+		}),
+		auditDuration: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "promptsmith_audit_write_duration_seconds",
+			Help:    "Time an audit write took, failed ones included (at most the request's deadline or the store's statement timeout).",
+			Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 		}),
 		reloads: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "promptsmith_library_reloads_total",
@@ -117,9 +132,27 @@ func newMetrics() *metrics {
 			Name: "promptsmith_http_requests_total",
 			Help: "HTTP requests by route (the pattern matched, empty for none) and status code.",
 		}, []string{"route", "code"}),
+		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "promptsmith_http_request_duration_seconds",
+			Help:    "Time from a request's headers to its answer written, by route (the pattern matched, empty for none) and status code.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+		}, []string{"route", "code"}),
+		labelFailing: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "promptsmith_label_failing",
+			Help: "1 while a label's ref names a commit it cannot serve (it serves its last good version), 0 while it serves its ref (render serve --repo).",
+		}, []string{"label"}),
+		labelFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "promptsmith_label_failures_total",
+			Help: "Commits (or refs naming none) a label could not serve, each counted once.",
+		}, []string{"label"}),
+		labelSwitches: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "promptsmith_label_switches_total",
+			Help: "Times a label began serving a new commit, the first load included.",
+		}, []string{"label"}),
 	}
 	m.registry.MustRegister(m.renders, m.duration, m.wait, m.bytes, m.inFlight, m.queued, m.bodyBytes, m.bodiesWaiting,
-		m.auditWrites, m.auditFailures, m.reloads, m.reloadFailures, m.library, m.requests,
+		m.auditWrites, m.auditFailures, m.auditDuration, m.reloads, m.reloadFailures, m.library, m.requests, m.requestDuration,
+		m.labelFailing, m.labelFailures, m.labelSwitches,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -129,4 +162,13 @@ func (m *metrics) serving(lib *engine.Library) {
 	p := lib.Provenance()
 	m.library.Reset()
 	m.library.WithLabelValues(p.Library, p.Short, p.Version).Set(1)
+}
+
+// labelInfo sets promptsmith_label_failing for the label of a refresh.
+func (m *metrics) labelInfo(o labels.Outcome) {
+	failing := 0.0
+	if o.Err != nil {
+		failing = 1
+	}
+	m.labelFailing.WithLabelValues(o.Label).Set(failing)
 }

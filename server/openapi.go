@@ -31,12 +31,13 @@ func (s *Server) document(lib *engine.Library) ([]byte, error) {
 		{"responses", d.sharedResponses()},
 		{"headers", headers()},
 	}
-	if s.Token != "" {
-		components = append(components, kv{"securitySchemes", map[string]any{
-			"bearerAuth": map[string]any{"type": "http", "scheme": "bearer",
-				"description": "The token the server was started with (render serve --token-file FILE)."},
-		}})
+	bearer := "The token the server was started with (render serve --token-file FILE), in Authorization: Bearer <token>."
+	if s.Token == "" {
+		bearer += " This server was started without one: no request needs it."
 	}
+	components = append(components, kv{"securitySchemes", map[string]any{
+		"bearerAuth": map[string]any{"type": "http", "scheme": "bearer", "description": bearer},
+	}})
 	if d.schemas.err != nil {
 		return nil, d.schemas.err
 	}
@@ -45,11 +46,17 @@ func (s *Server) document(lib *engine.Library) ([]byte, error) {
 		{"info", ordered{
 			{"title", "promptsmith"},
 			{"version", lib.Provenance().Version},
-			{"description", apiDescription + "\n\nThis document describes the library " + lib.Provenance().Library + "."},
+			{"description", apiDescription + d.labelsDescription() + "\n\nThis document describes the library " + lib.Provenance().Library + "."},
 		}},
 	}
+	// The servers: the one that answered, wherever it was reached.
+	doc = append(doc, kv{"servers", []any{map[string]any{"url": "/", "description": "The server that answered this document."}}})
+	// Every operation but the probes needs the token when the server has
+	// one; without one, none does (the empty requirement).
 	if s.Token != "" {
 		doc = append(doc, kv{"security", []any{map[string]any{"bearerAuth": []string{}}}})
+	} else {
+		doc = append(doc, kv{"security", []any{map[string]any{}}})
 	}
 	doc = append(doc, kv{"paths", paths}, kv{"components", components})
 	var b bytes.Buffer
@@ -66,14 +73,18 @@ const apiDescription = `Renders the system prompts of multi-agent platforms from
 
 Every response of the API is JSON, but for the schema (application/schema+json), examples (as written), metrics (Prometheus text) and the preview page. An error answers {"error": Error} (components.schemas.ErrorBody); a render whose prompt fails a check of its manifest answers 422 with {"error", "result"} (CheckFailure).
 
-A path asked with a method it does not list answers 405 with an Allow header (components.responses.MethodNotAllowed), and OPTIONS 204 with Allow; a path not listed answers 404 (components.responses.NotFound). When every render slot and queue place is taken, or a render runs past the server's --render-timeout, render, check and extract answer 503 with Retry-After. Render and check responses name the library that answered in X-Promptsmith-* headers. An answer made from a variant's last good version, because the working copy's does not load (render serve --watch), carries X-Promptsmith-Stale, and its body a stale member saying why.`
+A path asked with a method it does not list answers 405 with an Allow header (components.responses.MethodNotAllowed), and OPTIONS 204 with Allow; a path not listed answers 404 (components.responses.NotFound). When every render slot and queue place is taken, or a render runs past the server's --render-timeout, render, check and extract answer 503 with Retry-After. Render and check responses name the library that answered in X-Promptsmith-* headers. An answer made from a variant's last good version, because the working copy's does not load (render serve --watch), carries X-Promptsmith-Stale, and its body a stale member saying why.
+
+Each variant has its own render and check operations (renderDelegation, checkDelegation, ...), whose body is the variant's input. With an audit store, a render is answered only once its prompt is recorded (503 with Retry-After while the store does not answer), and GET /v1/audit/{key} reads it back. Every answer carries X-Request-Id, the id the server's log names the request by (the caller's own, when it sent a usable one). A W3C traceparent makes the server's spans part of the caller's trace. The probes /livez and /readyz need no token.`
 
 // docBuilder holds what the operations of the document share.
 type docBuilder struct {
 	s       *Server
 	lib     *engine.Library
 	schemas *schemaBuilder
-	inputs  []any // the references to each variant's input schema (addInputs)
+	// variant is the variant of the operation being written, for a route
+	// listed once for each (operation.perVariant).
+	variant string
 }
 
 // paths walks the route table: the operation of each route the server
@@ -91,14 +102,27 @@ func (d *docBuilder) paths() (map[string]any, error) {
 		if path == "" {
 			path = "/"
 		}
-		item, _ := paths[path].(map[string]any)
-		if item == nil {
-			item = map[string]any{}
-			paths[path] = item
+		if rt.op.perVariant != "" {
+			for _, name := range d.lib.Names() {
+				d.variant = name
+				addOperation(paths, strings.Replace(path, "{variant}", name, 1), rt.method, d.operation(rt))
+			}
+			d.variant = ""
+			continue
 		}
-		item[strings.ToLower(rt.method)] = d.operation(rt)
+		addOperation(paths, path, rt.method, d.operation(rt))
 	}
 	return paths, nil
+}
+
+// addOperation puts op under its path and method.
+func addOperation(paths map[string]any, path, method string, op map[string]any) {
+	item, _ := paths[path].(map[string]any)
+	if item == nil {
+		item = map[string]any{}
+		paths[path] = item
+	}
+	item[strings.ToLower(method)] = op
 }
 
 // operation is the OpenAPI operation of one route, from what its route
@@ -106,15 +130,24 @@ func (d *docBuilder) paths() (map[string]any, error) {
 func (d *docBuilder) operation(rt route) map[string]any {
 	o := rt.op
 	op := map[string]any{"summary": o.summary, "operationId": operationID(rt.method, rt.path), "responses": d.responses(rt)}
+	if d.variant != "" {
+		op["operationId"] = o.perVariant + typeNameOf(d.variant)
+		op["summary"] = o.summary + ": " + d.variant
+		op["tags"] = []string{d.variant}
+	}
 	if o.description != "" {
 		op["description"] = o.description
 	}
-	if len(o.params) > 0 {
-		params := []any{}
-		for _, p := range o.params {
-			params = append(params, p(d))
+	params := o.params
+	if o.labelled && d.s.hasLabels() {
+		params = append(slices.Clone(params), labelParams()...)
+	}
+	if len(params) > 0 {
+		list := []any{}
+		for _, p := range params {
+			list = append(list, p(d))
 		}
-		op["parameters"] = params
+		op["parameters"] = list
 	}
 	if o.body != nil {
 		op["requestBody"] = o.body(d)
@@ -132,10 +165,18 @@ func (d *docBuilder) operation(rt route) map[string]any {
 // those every route the guard, the token or a body applies to may answer.
 func (d *docBuilder) responses(rt route) map[string]any {
 	out := map[string]any{}
+	labelled := rt.op.labelled && d.s.hasLabels()
 	for _, r := range rt.op.replies {
-		out[strconv.Itoa(r.code)] = response(r.description, content(r.media, r.body(d.schemas)), r.headers...)
+		hdrs := r.headers
+		if labelled {
+			hdrs = append(slices.Clone(hdrs), labelHeader, commitHeader)
+		}
+		out[strconv.Itoa(r.code)] = response(r.description, content(r.media, r.body(d.schemas)), hdrs...)
 	}
 	shared := slices.Clone(rt.op.shared)
+	if labelled {
+		shared = append(shared, http.StatusBadRequest, http.StatusNotFound, http.StatusConflict)
+	}
 	if !rt.op.open {
 		shared = append(shared, http.StatusForbidden, http.StatusMisdirectedRequest)
 		if d.s.Token != "" {
@@ -170,36 +211,43 @@ func (d *docBuilder) addInputs() error {
 		if err := dec.Decode(&schema); err != nil {
 			return fmt.Errorf("the schema of %s: %w", name, err)
 		}
-		component := componentName.ReplaceAllString(name, "_") + "Input"
 		delete(schema, "$schema") // the document's dialect is 2020-12 already
 		delete(schema, "$id")     // its references now point into the document
-		rebase(schema, "#/components/schemas/"+component)
 		if _, ok := schema["description"]; !ok {
 			schema["description"] = "The input of the " + name + " variant (GET /v1/variants/" + name + "/schema)."
 		}
-		d.schemas.components[component] = schema
-		d.inputs = append(d.inputs, ref(component))
+		for def, s := range forGenerators(schema, name) {
+			if _, taken := d.schemas.components[def]; taken {
+				return fmt.Errorf("the schema of %s: components.schemas.%s is taken twice", name, def)
+			}
+			d.schemas.components[def] = s
+		}
 	}
 	return nil
 }
 
-// rebase rewrites the document-local references ("#/$defs/x") of a schema
-// to point at the same place under at.
-func rebase(node any, at string) {
-	switch n := node.(type) {
-	case map[string]any:
-		for k, v := range n {
-			if s, ok := v.(string); ok && (k == "$ref" || k == "$dynamicRef") && strings.HasPrefix(s, "#") {
-				n[k] = at + strings.TrimPrefix(s, "#")
-				continue
-			}
-			rebase(v, at)
+// inputComponent names the component of a variant's input: <variant>Input.
+func inputComponent(variant string) string {
+	return componentName.ReplaceAllString(variant, "_") + "Input"
+}
+
+// typeNameOf is a variant's name as the rest of an operationId:
+// "delegation" → "Delegation".
+func typeNameOf(variant string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range variant {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			up = true
+			continue
 		}
-	case []any:
-		for _, v := range n {
-			rebase(v, at)
+		if up && r >= 'a' && r <= 'z' {
+			r -= 'a' - 'A'
 		}
+		b.WriteRune(r)
+		up = false
 	}
+	return b.String()
 }
 
 func content(mediaType string, schema any) map[string]any {
@@ -239,8 +287,10 @@ func (d *docBuilder) sharedResponses() map[string]any {
 			"or a browser page sent none; the connection is closed.", errBody),
 		"Forbidden":   response("The request comes from a browser page of an origin the server does not allow (--cors-origin).", errBody),
 		"Misdirected": response("The request's Host is not a name of the server (a loopback name, the host of --addr, an --allow-host).", errBody),
-		"Internal":    response("The library or the server failed (a template error, an audit write that failed); the server logs it.", errBody),
-		"Unavailable": response("Every render slot and queue place is taken (--max-renders, --max-queue), or the render ran past --render-timeout: retry after Retry-After seconds.", errBody, "Retry-After"),
+		"Conflict":    response("The request pins a library (?library=) that its label no longer serves: GET /v1/libraries says what each serves.", errBody),
+		"Internal":    response("The library or the server failed (a template error); the server logs it.", errBody),
+		"Unavailable": response("Every render slot and queue place is taken (--max-renders, --max-queue), the render ran past --render-timeout, "+
+			"or its prompt could not be recorded in the audit store (a prompt is never answered unrecorded): retry after Retry-After seconds.", errBody, "Retry-After"),
 	}
 	if d.s.Token != "" {
 		r["Unauthorized"] = response("The request has no bearer token, or not the server's.", errBody, "WWW-Authenticate")
@@ -261,6 +311,8 @@ func headers() map[string]any {
 		staleHeader: h("Only when the answer is made from the variant's last good version because the working copy's does not load "+
 			"(a template broken on disk under render serve --templates DIR --watch), or from the last library that loaded because a reload failed: "+
 			"the error's position (file:line:col in the library) and reason, on one line of ASCII cut to 300 bytes. The JSON body's stale member has the whole error.", false),
+		labelHeader:        h("The label that answered (render serve --repo): the one the request named, or the default.", false),
+		commitHeader:       h("The commit of the label's library that answered (render serve --repo).", false),
 		"Retry-After":      h("Seconds to wait before trying again.", true),
 		"Allow":            h("The methods the path answers.", true),
 		"WWW-Authenticate": h("Bearer, with error=\"invalid_token\" when a wrong token was sent.", true),

@@ -32,6 +32,17 @@ type operation struct {
 	// mentions are types put in components.schemas that no body of the
 	// route names (the data of an event).
 	mentions []schema
+	// perVariant, when set, makes the document list the route once for
+	// each variant, its {variant} filled in, with an operationId of this
+	// prefix and the variant's name ("renderDelegation") and the variant's
+	// own input as its body: a generated client then has a method of its
+	// own, with a typed request, for each variant.
+	perVariant string
+	// labelled: the route answers from the label a request names (a
+	// server with labels, render serve --repo); the document then gives
+	// it the label parameters, their 404 and 409, and the label headers
+	// on its answers.
+	labelled bool
 }
 
 // param is a parameter of an operation.
@@ -115,6 +126,8 @@ func sharedResponse(code int) string {
 		return "UnsupportedMediaType"
 	case http.StatusMisdirectedRequest:
 		return "Misdirected"
+	case http.StatusConflict:
+		return "Conflict"
 	case http.StatusInternalServerError:
 		return "Internal"
 	case http.StatusServiceUnavailable:
@@ -158,16 +171,18 @@ func queryParam(name, description string, schema map[string]any) param {
 	}
 }
 
-// inputRequest is the body of a render or check: a variant's input.
+// inputRequest is the body of a render or check: the input of the
+// variant the operation is for (d.variant).
 func inputRequest(d *docBuilder) map[string]any {
+	input := ref(inputComponent(d.variant))
 	return map[string]any{
 		"required": true,
-		"description": "The input of the variant named in the path, as JSON or YAML: components.schemas.<variant>Input, " +
-			"the same schema GET /v1/variants/{variant}/schema answers. application/x-yaml, text/yaml, text/x-yaml and " +
-			"any +json or +yaml type are taken too; text/plain and form types are refused (415).",
+		"description": "The input of the " + d.variant + " variant, as JSON or YAML: components.schemas." + inputComponent(d.variant) + ", " +
+			"the schema GET /v1/variants/" + d.variant + "/schema answers, written for code generators (its $defs are components of their own). " +
+			"application/x-yaml, text/yaml, text/x-yaml and any +json or +yaml type are taken too; text/plain and form types are refused (415).",
 		"content": map[string]any{
-			"application/json": map[string]any{"schema": map[string]any{"anyOf": d.inputs}},
-			"application/yaml": map[string]any{"schema": map[string]any{"anyOf": d.inputs}},
+			"application/json": map[string]any{"schema": input},
+			"application/yaml": map[string]any{"schema": input},
 		},
 	}
 }

@@ -310,8 +310,8 @@ func TestOpenAPIMatchesResponses(t *testing.T) {
 	check(small, "POST", "/v1/render/delegation", input, 413)
 	check(small, "POST", "/v1/extract", string(chain), 413)
 	failing := server.New(lib)
-	failing.Record = func(*engine.Variant, *engine.Result) error { return errors.New("disk full") }
-	check(failing, "POST", "/v1/render/delegation", input, 500)
+	failing.Audit = server.RecordHook(func(*engine.Variant, *engine.Result) error { return errors.New("disk full") })
+	check(failing, "POST", "/v1/render/delegation", input, 503)
 
 	busy, release, entered := blockingServer(t, lib, 1, 1)
 	busy.RenderTimeout = time.Second
@@ -373,26 +373,26 @@ func TestOpenAPIDescribesTheLibrary(t *testing.T) {
 	ts := httptest.NewServer(server.New(lib))
 	defer ts.Close()
 	doc := fetchDoc(t, ts, "")
-	if doc.doc["security"] != nil || doc.get("components", "securitySchemes") != nil {
-		t.Error("a server without a token documents one")
+	if sec, _ := doc.doc["security"].([]any); len(sec) != 1 || len(sec[0].(map[string]any)) != 0 || doc.get("components", "securitySchemes", "bearerAuth") == nil {
+		t.Errorf("a server without a token: security %v", doc.doc["security"])
 	}
-	enum, _ := doc.get("paths", "/v1/render/{variant}", "post", "parameters").([]any)[0].(map[string]any)["schema"].(map[string]any)["enum"].([]any)
-	if len(enum) != len(lib.Names()) {
-		t.Errorf("the variant parameter lists %v, the library %v", enum, lib.Names())
-	}
-	for _, media := range []string{"application/json", "application/yaml"} {
-		body, err := doc.compiler.Compile(docURL + pointer("paths", "/v1/render/{variant}", "post", "requestBody", "content", media, "schema"))
-		if err != nil {
-			t.Fatal(err)
+	for _, name := range lib.Names() {
+		v, _ := lib.Variant(name)
+		op := "render" + strings.ToUpper(name[:1]) + name[1:]
+		if got := doc.get("paths", "/v1/render/"+name, "post", "operationId"); got != op {
+			t.Errorf("POST /v1/render/%s: operationId %v, want %s", name, got, op)
 		}
-		for _, name := range lib.Names() {
-			v, _ := lib.Variant(name)
-			if doc.get("components", "schemas", name+"Input") == nil {
-				t.Errorf("no components.schemas.%sInput", name)
-			}
-			own, err := doc.compiler.Compile(docURL + pointer("components", "schemas", name+"Input"))
+		if doc.get("components", "schemas", name+"Input") == nil {
+			t.Errorf("no components.schemas.%sInput", name)
+		}
+		own, err := doc.compiler.Compile(docURL + pointer("components", "schemas", name+"Input"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, media := range []string{"application/json", "application/yaml"} {
+			body, err := doc.compiler.Compile(docURL + pointer("paths", "/v1/render/"+name, "post", "requestBody", "content", media, "schema"))
 			if err != nil {
-				t.Fatalf("%s: %v", name, err)
+				t.Fatal(err)
 			}
 			for _, ex := range v.Examples() {
 				in, _ := v.Example(ex)
@@ -429,9 +429,9 @@ func TestOpenAPIDescribesTheLibrary(t *testing.T) {
 	if result.Validate(value) == nil {
 		t.Error("the Result schema lets a member it does not list through")
 	}
-	// A reference inside a variant's schema points into the document.
-	if !strings.Contains(fmt.Sprint(doc.get("components", "schemas", "delegationInput")), "#/components/schemas/delegationInput/$defs/") {
-		t.Error("the delegation input's references were not rebased")
+	// A reference inside a variant's schema points at a component.
+	if !strings.Contains(fmt.Sprint(doc.get("components", "schemas", "delegationInput")), "#/components/schemas/delegationTool") {
+		t.Error("the delegation input's references do not point at its definitions' components")
 	}
 }
 
@@ -462,16 +462,15 @@ func TestErrorCarriesEveryEngineMember(t *testing.T) {
 	}
 }
 
-// blockingServer is a server whose Record hook signals entered and waits
-// for release: renders hold their slot as long as the test wants.
+// blockingServer is a server whose renders, in their slot, signal entered
+// and wait for release: they hold their slot as long as the test wants.
 func blockingServer(t *testing.T, lib *engine.Library, renders, queue int) (srv *server.Server, release chan struct{}, entered chan struct{}) {
 	srv = server.New(lib)
 	srv.MaxRenders, srv.MaxQueue = renders, queue
 	release, entered = make(chan struct{}), make(chan struct{}, 64)
-	srv.Record = func(*engine.Variant, *engine.Result) error {
+	server.SetSlotHook(srv, func() {
 		entered <- struct{}{}
 		<-release
-		return nil
-	}
+	})
 	return srv, release, entered
 }

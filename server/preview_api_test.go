@@ -196,7 +196,7 @@ func TestEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.DefaultHTTPConfig()
+	cfg := testHTTPConfig()
 	cfg.ReadTimeout, cfg.WriteTimeout = 200*time.Millisecond, 200*time.Millisecond
 	serveCtx, shutdown := context.WithCancel(context.Background())
 	served := make(chan error, 1)

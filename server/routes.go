@@ -31,11 +31,17 @@ func (s *Server) routeTable() []route {
 		{"POST", "/v1/render/{variant}", s.render, renderOp()},
 		{"POST", "/v1/check/{variant}", s.check, checkOp()},
 		{"POST", "/v1/extract", s.extract, extractOp()},
+		{"GET", "/v1/audit/{key}", s.auditEntry, auditEntryOp()},
+		{"GET", "/v1/audit/{key}/chain", s.auditChain, auditChainOp()},
+		{"GET", "/v1/libraries", s.libraries, librariesOp()},
+		{"POST", "/v1/reload", s.reload, reloadOp()},
 		{"GET", "/v1/version", s.version, versionOp()},
 		{"GET", "/v1/openapi.json", s.openapi, openapiOp()},
 		{"GET", "/v1/events", s.streamEvents, eventsOp()},
 		{"GET", "/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP, metricsOp()},
-		{"GET", "/healthz", s.healthz, healthzOp()},
+		{"GET", "/livez", s.livez, livezOp()},
+		{"GET", "/readyz", s.readyz, readyzOp()},
+		{"GET", "/healthz", s.readyz, healthzOp()},
 		{"GET", "/{$}", s.page, pageOp()},
 	}
 }

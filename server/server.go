@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/labels"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultMaxBody bounds a request body: a 1 MiB parent prompt with its
@@ -21,13 +24,22 @@ const DefaultMaxBody = 16 << 20
 // requests in flight. Set its fields before it serves its first request.
 type Server struct {
 	MaxBody int64
-	// Record, when set, is called with every successful render before it is
-	// answered (an audit store); an error fails the request.
-	Record func(*engine.Variant, *engine.Result) error
+	// Audit, when set, records every prompt rendered before it is
+	// answered; a prompt it cannot record is answered 503, never
+	// unrecorded. /readyz asks it whether it answers, and GET
+	// /v1/audit/{key} reads it.
+	Audit AuditStore
+	// ReadyTimeout bounds the audit store's answer to /readyz
+	// (DefaultReadyTimeout).
+	ReadyTimeout time.Duration
+	// Tracer, when set, traces each request, its render and each stage of
+	// it (trace.go); nil traces nothing. TracingFromEnv makes one from the
+	// OTEL_* environment variables.
+	Tracer trace.Tracer
 	// Logger receives the server's own faults (500s) and failed reloads;
 	// none are logged without it.
 	Logger *slog.Logger
-	// Token, when set, is the bearer token every request but /healthz must
+	// Token, when set, is the bearer token every request but the probes must
 	// carry in its Authorization header.
 	Token string
 	// CORSOrigins are the origins (scheme://host[:port]) whose pages may
@@ -56,6 +68,16 @@ type Server struct {
 	// Host is answered 421, so that a site rebound to the server's address
 	// (DNS rebinding) cannot use it from a browser. See checkHost.
 	AllowedHosts []string
+	// Labels, when set, is the registry of the labels the server serves
+	// (render serve --repo): a request is answered from the library of
+	// the label it names (labels.go), and the library New was given is
+	// the default label's, which LabelRefreshed keeps current.
+	Labels *labels.Registry
+	// AuditInputs makes the audit store keep each render's input, as
+	// canonical JSON, and the budget it was rendered under, so that the
+	// prompt can be rendered again (render audit replay). Off by default:
+	// inputs hold what callers send, personal data included.
+	AuditInputs bool
 
 	state    atomic.Pointer[state]
 	metrics  *metrics
@@ -70,9 +92,17 @@ type Server struct {
 	// starts reading its body, in the budget, and with -1 when it gives its
 	// room back.
 	bodyHook func(delta int)
+	// slotHook, when set (by a test), is called by each render in its
+	// slot, to hold the slot as long as the test wants.
+	slotHook func()
 	events   events
 	counters counters
 	gen      atomic.Uint64
+	// draining is set from Drain on: /readyz answers 503.
+	draining atomic.Bool
+	// labelFailures holds, by label, the failure last told of it
+	// (LabelRefreshed), "" once it serves its ref again.
+	labelFailures sync.Map
 }
 
 // state is the library served and what is made from it.
@@ -105,6 +135,7 @@ func New(lib *engine.Library) *Server {
 	}
 	s.state.Store(&state{lib: lib})
 	s.metrics.serving(lib)
+	s.metrics.registry.MustRegister(newPoolCollector(s))
 	s.routes = s.routeTable()
 	s.mux = s.newMux()
 	return s
@@ -157,13 +188,31 @@ func (s *Server) lib() *engine.Library { return s.state.Load().lib }
 // that before a byte of the body is read; an answer to a request whose
 // body was not read whole closes the connection (dropUnread).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	id := requestID(r)
+	w.Header().Set(RequestIDHeader, id)
+	r = r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id))
 	sw := &statusWriter{ResponseWriter: w, body: watchBody(r)}
-	if s.guard(sw, r) || s.cors(sw, r) || (r.URL.Path != "/healthz" && !s.authorized(sw, r)) {
+	if s.draining.Load() { // keep-alive clients reconnect, to another replica
+		w.Header().Set("Connection", "close")
+	}
+	ctx, end := s.requestSpan(r)
+	r = r.WithContext(ctx)
+	if s.guard(sw, r) || s.cors(sw, r) || (!isProbe(r.URL.Path) && !s.authorized(sw, r)) {
 		_, r.Pattern = s.mux.Handler(r) // answered already: only the route is wanted
 	} else {
 		s.mux.ServeHTTP(sw, r)
 	}
-	s.metrics.requests.WithLabelValues(r.Pattern, strconv.Itoa(sw.status())).Inc()
+	route := r.Pattern
+	if route == "/" { // noEndpoint: no route of the API
+		route = ""
+	}
+	code := strconv.Itoa(sw.status())
+	took := time.Since(start)
+	end(route, sw.status())
+	s.metrics.requests.WithLabelValues(route, code).Inc()
+	s.metrics.requestDuration.WithLabelValues(route, code).Observe(took.Seconds())
+	s.logRequest(r, route, sw, took)
 }
 
 // statusWriter remembers the status a handler answered with, and closes
@@ -172,7 +221,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 type statusWriter struct {
 	http.ResponseWriter
 	code int
-	body *bodyWatch // nil without a body
+	body *bodyWatch        // nil without a body
+	err  error             // the error answered, for the log line (noteError)
+	ids  map[string]string // the ids of the prompt answered (noteIDs)
 }
 
 func (w *statusWriter) WriteHeader(code int) {

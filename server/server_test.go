@@ -168,22 +168,22 @@ func TestConcurrentRequests(t *testing.T) {
 	wg.Wait()
 }
 
-// TestInternalErrorsAre500: the server's own faults are never blamed on the
-// caller, and are logged.
-func TestInternalErrorsAre500(t *testing.T) {
+// TestAuditFailureIs503: a prompt that cannot be recorded is never
+// answered, nor blamed on the caller: 503 with Retry-After, logged.
+func TestAuditFailureIs503(t *testing.T) {
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
 	var logged strings.Builder
 	srv.Logger = slog.New(slog.NewTextHandler(&logged, nil))
-	srv.Record = func(*engine.Variant, *engine.Result) error { return errors.New("disk full") }
+	srv.Audit = server.RecordHook(func(*engine.Variant, *engine.Result) error { return errors.New("disk full") })
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	code, res := do(t, ts, "POST", "/v1/render/delegation", input)
 	e, _ := res["error"].(map[string]any)
-	if code != 500 || e == nil || e["kind"] != "internal" {
+	if code != 503 || e == nil || e["kind"] != "unavailable" || res["text"] != nil {
 		t.Fatalf("status %d, %v", code, res)
 	}
-	if !strings.Contains(logged.String(), "disk full") || !strings.Contains(logged.String(), "status=500") {
+	if !strings.Contains(logged.String(), "disk full") || !strings.Contains(logged.String(), "status=503") {
 		t.Errorf("not logged: %q", logged.String())
 	}
 }

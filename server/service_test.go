@@ -50,12 +50,12 @@ func TestMetrics(t *testing.T) {
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
 	var fail atomic.Bool
-	srv.Record = func(*engine.Variant, *engine.Result) error {
+	srv.Audit = server.RecordHook(func(*engine.Variant, *engine.Result) error {
 		if fail.Load() {
 			return errors.New("disk full")
 		}
 		return nil
-	}
+	})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	for range 3 {
@@ -70,24 +70,30 @@ func TestMetrics(t *testing.T) {
 	srv.Swap(lib)
 	srv.ReloadFailed(errors.New("templates/x: broken"))
 	call(t, ts, "PUT", "/v1/render/delegation", "", "")
+	call(t, ts, "GET", "/nope", "", "")
 
 	m := scrape(t, ts, "")
 	want := map[string]string{
-		`promptsmith_renders_total{outcome="ok",variant="delegation"}`:                  "4",
-		`promptsmith_renders_total{outcome="input_error",variant="delegation"}`:         "1",
-		`promptsmith_renders_total{outcome="check_failure",variant="delegation"}`:       "1",
-		`promptsmith_renders_total{outcome="internal_error",variant="delegation"}`:      "1",
-		`promptsmith_renders_total{outcome="input_error",variant=""}`:                   "1",
-		`promptsmith_render_duration_seconds_count{variant="delegation"}`:               "7",
-		`promptsmith_audit_writes_total`:                                                "4",
-		`promptsmith_audit_failures_total`:                                              "1",
-		`promptsmith_renders_in_flight`:                                                 "0",
-		`promptsmith_renders_queued`:                                                    "0",
-		`promptsmith_library_reloads_total`:                                             "1",
-		`promptsmith_library_reload_failures_total`:                                     "1",
-		`promptsmith_http_requests_total{code="200",route="POST /v1/render/{variant}"}`: "3",
-		`promptsmith_http_requests_total{code="422",route="POST /v1/render/{variant}"}`: "2",
-		`promptsmith_http_requests_total{code="405",route="/v1/render/{variant}"}`:      "1",
+		`promptsmith_renders_total{outcome="ok",variant="delegation"}`:                                  "4",
+		`promptsmith_renders_total{outcome="input_error",variant="delegation"}`:                         "1",
+		`promptsmith_renders_total{outcome="check_failure",variant="delegation"}`:                       "1",
+		`promptsmith_renders_total{outcome="internal_error",variant="delegation"}`:                      "1",
+		`promptsmith_renders_total{outcome="input_error",variant=""}`:                                   "1",
+		`promptsmith_render_duration_seconds_count{variant="delegation"}`:                               "7",
+		`promptsmith_audit_writes_total`:                                                                "4",
+		`promptsmith_audit_failures_total`:                                                              "1",
+		`promptsmith_renders_in_flight`:                                                                 "0",
+		`promptsmith_renders_queued`:                                                                    "0",
+		`promptsmith_library_reloads_total`:                                                             "1",
+		`promptsmith_library_reload_failures_total`:                                                     "1",
+		`promptsmith_http_requests_total{code="200",route="POST /v1/render/{variant}"}`:                 "3",
+		`promptsmith_http_requests_total{code="422",route="POST /v1/render/{variant}"}`:                 "2",
+		`promptsmith_http_requests_total{code="405",route="/v1/render/{variant}"}`:                      "1",
+		`promptsmith_http_requests_total{code="404",route=""}`:                                          "1",
+		`promptsmith_render_queue_seconds_count`:                                                        "7",
+		`promptsmith_audit_write_duration_seconds_count`:                                                "4",
+		`promptsmith_http_request_duration_seconds_count{code="200",route="POST /v1/render/{variant}"}`: "3",
+		`promptsmith_http_request_duration_seconds_count{code="404",route=""}`:                          "1",
 		`promptsmith_library_info{library="` + lib.Provenance().Library + `",library_short="` + lib.Provenance().Short + `",version="` + lib.Provenance().Version + `"}`: "1",
 	}
 	for k, v := range want {
@@ -110,19 +116,19 @@ func TestMetrics(t *testing.T) {
 // TestBoundedRenders: with two render slots and one queue place, two
 // renders run, a third waits, a fourth is turned away with 503 and
 // Retry-After; released, the three finish. Renders hold their slot in a
-// Record hook that waits for the test, so nothing depends on timing.
+// slot hook that waits for the test, so nothing depends on timing.
 func TestBoundedRenders(t *testing.T) {
 	lib, _ := promptsmith.Library()
 	srv, release, entered := blockingServer(t, lib, 2, 1)
 	var running, most atomic.Int32
-	record := srv.Record
-	srv.Record = func(v *engine.Variant, res *engine.Result) error {
+	hold := server.SlotHookOf(srv)
+	server.SetSlotHook(srv, func() {
 		n := running.Add(1)
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 		}
 		defer running.Add(-1)
-		return record(v, res)
-	}
+		hold()
+	})
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	codes := make(chan int, 3)
@@ -330,12 +336,10 @@ func TestGracefulShutdown(t *testing.T) {
 	lib, _ := promptsmith.Library()
 	srv, release, entered := blockingServer(t, lib, 1, 0)
 	var recorded atomic.Bool
-	record := srv.Record
-	srv.Record = func(v *engine.Variant, res *engine.Result) error {
-		err := record(v, res)
+	srv.Audit = server.RecordHook(func(v *engine.Variant, res *engine.Result) error {
 		recorded.Store(true)
-		return err
-	}
+		return nil
+	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +347,7 @@ func TestGracefulShutdown(t *testing.T) {
 	addr := ln.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- server.Serve(ctx, ln, srv, server.DefaultHTTPConfig()) }()
+	go func() { served <- server.Serve(ctx, ln, srv, testHTTPConfig()) }()
 
 	answered := make(chan int, 1)
 	go func() {
@@ -492,4 +496,13 @@ func TestClientLeaves(t *testing.T) {
 			t.Fatalf("outcomes: %v", m)
 		}
 	}
+}
+
+// testHTTPConfig is DefaultHTTPConfig without the drain delay: a test
+// that stops a server and is not about draining does not wait for a load
+// balancer that is not there (TestProbes drains).
+func testHTTPConfig() server.HTTPConfig {
+	c := server.DefaultHTTPConfig()
+	c.DrainDelay = 0
+	return c
 }

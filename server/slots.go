@@ -57,13 +57,16 @@ func answerError(ctx context.Context, err error) error {
 	return err
 }
 
-// enter waits for a render slot, counting the wait in the queue metrics.
+// enter waits for a render slot, counting the wait in the queue metrics:
+// every render that gets a slot is observed in promptsmith_render_queue_seconds,
+// one that found a slot free with a wait of zero, so that the histogram's
+// count is the renders that ran; promptsmith_renders_queued counts those
+// waiting now.
 func (s *Server) enter(ctx context.Context) error {
-	var since time.Time
-	err := s.renderGate().enter(ctx,
-		func() { since = time.Now(); s.metrics.queued.Inc() },
-		func() { s.metrics.queued.Dec(); s.metrics.wait.Observe(time.Since(since).Seconds()) })
+	since := time.Now()
+	err := s.renderGate().enter(ctx, s.metrics.queued.Inc, s.metrics.queued.Dec)
 	if err == nil {
+		s.metrics.wait.Observe(time.Since(since).Seconds())
 		s.metrics.inFlight.Inc()
 	}
 	return err

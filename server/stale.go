@@ -35,6 +35,9 @@ type source struct {
 	// stale says why the working copy's version of the variant is not the
 	// one served; nil when it is.
 	stale *engine.Error
+	// label and commit name the label and commit that serve v (render
+	// serve --repo), for the audit record; "" without labels.
+	label, commit string
 }
 
 // source looks the named variant up in what st serves.

@@ -55,8 +55,8 @@ func TestStaleAnswers(t *testing.T) {
 	if h, _ := doc.get("components", "headers", "X-Promptsmith-Stale").(map[string]any); h == nil || h["required"] != false {
 		t.Errorf("components.headers lacks an optional X-Promptsmith-Stale: %v", h)
 	}
-	for _, op := range [][]string{{"/v1/render/{variant}", "post", "200"}, {"/v1/render/{variant}", "post", "422"},
-		{"/v1/check/{variant}", "post", "200"}, {"/v1/check/{variant}", "post", "422"},
+	for _, op := range [][]string{{"/v1/render/delegation", "post", "200"}, {"/v1/render/delegation", "post", "422"},
+		{"/v1/check/delegation", "post", "200"}, {"/v1/check/delegation", "post", "422"},
 		{"/v1/variants/{variant}/examples/{example}/golden", "get", "200"}, {"/v1/variants/{variant}/schema", "get", "200"},
 		{"/v1/variants/{variant}/examples/{example}", "get", "200"}} {
 		if doc.get("paths", op[0], op[1], "responses", op[2], "headers", "X-Promptsmith-Stale") == nil {

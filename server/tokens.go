@@ -14,7 +14,7 @@ import (
 // tokenAsk is what a request's ?max_tokens=N&tokens=ENC ask of a render:
 // the prompt fitted to N tokens counted with ENC (the server's Tokens when
 // the request names none), and its token counts, per section too, in ENC.
-// A request with neither asks nothing: counting costs more than rendering.
+// A request with neither asks nothing, and pays for no counting.
 type tokenAsk struct {
 	max     int             // 0: no budget
 	enc     string          // the encoding counted with; "" when nothing is asked

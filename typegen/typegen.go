@@ -28,10 +28,16 @@ type Lang string
 const (
 	TypeScript Lang = "ts"
 	Python     Lang = "python"
+	Go         Lang = "go"
 )
 
-// Langs lists the languages Generate writes.
+// Langs lists the languages whose types a library keeps golden files of
+// (testdata/golden/types): those of the agents that call the API.
 func Langs() []Lang { return []Lang{TypeScript, Python} }
+
+// AllLangs lists every language Generate writes: Langs and Go, whose
+// types a Go program sends as JSON (golang.go).
+func AllLangs() []Lang { return append(Langs(), Go) }
 
 // FileExt is the extension of a file of types in l: ".ts" or ".py". The
 // golden files of a library's types are <variant><ext>.
@@ -57,13 +63,15 @@ func Generate(lang Lang, variant string, schemaJSON []byte) ([]byte, error) {
 		return writeTypeScript(m), nil
 	case Python:
 		return writePython(m), nil
+	case Go:
+		return writeGo(m, goPackage(variant))
 	}
 	return nil, fmt.Errorf("typegen: unknown language %q (known: %s)", lang, langList())
 }
 
 func langList() string {
 	var names []string
-	for _, l := range Langs() {
+	for _, l := range AllLangs() {
 		names = append(names, string(l))
 	}
 	return strings.Join(names, ", ")

@@ -94,7 +94,7 @@ func TestErrors(t *testing.T) {
 		{TypeScript, `{"type": "object", "properties": {"a": {"$ref": "other.json#/x"}}}`, `$ref "other.json#/x"`},
 		{Python, `{"type": "object", "properties": {"a": {"type": "strin"}}}`, `unknown type "strin"`},
 		{TypeScript, `{"type": "object",`, "reading the schema of x"},
-		{"rust", `{"type": "object"}`, `unknown language "rust" (known: ts, python)`},
+		{"rust", `{"type": "object"}`, `unknown language "rust" (known: ts, python, go)`},
 	} {
 		_, err := Generate(tc.lang, "x", []byte(tc.schema))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -58,8 +58,9 @@ type served struct {
 	lines chan string // its stderr, after the line naming addr
 }
 
-// startServe runs the built render serve with --addr 127.0.0.1:0 and args
-// and returns once it serves. It is killed when the test ends, if it still
+// startServe runs the built render serve with --addr 127.0.0.1:0,
+// --drain-delay 0 (args may give another) and args and returns once it
+// serves. It is killed when the test ends, if it still
 // runs. The tests stop it with SIGTERM, which Windows lacks: they skip there.
 func startServe(t *testing.T, args ...string) *served {
 	t.Helper()
@@ -68,7 +69,7 @@ func startServe(t *testing.T, args ...string) *served {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	cmd := renderCommand(t, ctx, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd := renderCommand(t, ctx, append([]string{"serve", "--addr", "127.0.0.1:0", "--drain-delay", "0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -85,8 +86,25 @@ func startServe(t *testing.T, args ...string) *served {
 		}
 		close(s.lines)
 	}()
-	s.addr = s.waitLine(t, "serving on http://")
+	s.addr = s.waitAddr(t)
 	return s
+}
+
+// waitAddr reads the server's stderr up to its serving line, in either
+// --log-format, and returns the host:port it names.
+func (s *served) waitAddr(t *testing.T) string {
+	t.Helper()
+	for line := range s.lines {
+		if i := strings.Index(line, "url=http://"); i >= 0 {
+			return strings.Fields(line[i+len("url=http://"):])[0]
+		}
+		if i := strings.Index(line, `"url":"http://`); i >= 0 {
+			rest := line[i+len(`"url":"http://`):]
+			return rest[:strings.IndexByte(rest, '"')]
+		}
+	}
+	t.Fatal("the server ended without saying where it serves")
+	return ""
 }
 
 // waitLine reads the server's stderr up to a line holding prefix, and

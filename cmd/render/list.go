@@ -87,6 +87,7 @@ YAML extension at templates/manifest.schema.json.`,
 		Example: `  render schema delegation
   render schema delegation --lang ts > delegation.ts
   render schema delegation --lang python > delegation_input.py
+  render schema delegation --lang go > delegation/input.go
   render schema --manifest > templates/manifest.schema.json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if manifest {
@@ -99,7 +100,7 @@ YAML extension at templates/manifest.schema.json.`,
 				return a.printManifestSchema()
 			}
 			choices := []string{"json"}
-			for _, l := range typegen.Langs() {
+			for _, l := range typegen.AllLangs() {
 				choices = append(choices, string(l))
 			}
 			if !slices.Contains(choices, lang) {
@@ -123,7 +124,7 @@ YAML extension at templates/manifest.schema.json.`,
 		},
 	}
 	cmd.Flags().StringVar(&lang, "lang", "json",
-		"json: the JSON Schema as written; ts: TypeScript types; python: Python TypedDicts")
+		"json: the JSON Schema as written; ts: TypeScript types; python: Python TypedDicts; go: Go structs with json tags (package <variant>)")
 	cmd.Flags().BoolVar(&manifest, "manifest", false, "print the JSON Schema of prompt.yaml instead")
 	return cmd
 }

@@ -253,9 +253,8 @@ func startInProcessServe(t *testing.T, dir string) (string, *syncBuffer) {
 	})
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		out := stderr.String()
-		if i := strings.Index(out, "serving on http://"); i >= 0 {
-			line, _, _ := strings.Cut(out[i+len("serving on "):], "\n")
-			return line, stderr
+		if i := strings.Index(out, "url=http://"); i >= 0 { // the serving line, in --log-format text
+			return strings.Fields(out[i+len("url="):])[0], stderr
 		}
 		select {
 		case err := <-done:

@@ -24,6 +24,7 @@ import (
 // serveOptions are the flags of render serve.
 type serveOptions struct {
 	addr, tokenFile      string
+	logFormat            string
 	maxBody              int64
 	watch                bool
 	maxEventStreams      int
@@ -31,10 +32,12 @@ type serveOptions struct {
 	renderTimeout        time.Duration
 	maxRenders, maxQueue int
 	http                 server.HTTPConfig
+	repo                 repoOptions
+	auditInputs          bool
 }
 
 func defaultServeOptions() serveOptions {
-	return serveOptions{addr: "127.0.0.1:8080", maxBody: server.DefaultMaxBody, maxEventStreams: server.DefaultMaxEventStreams,
+	return serveOptions{addr: "127.0.0.1:8080", logFormat: "text", maxBody: server.DefaultMaxBody, maxEventStreams: server.DefaultMaxEventStreams,
 		renderTimeout: server.DefaultRenderTimeout, maxRenders: runtime.GOMAXPROCS(0), maxQueue: server.DefaultMaxQueue,
 		http: server.DefaultHTTPConfig()}
 }
@@ -42,7 +45,7 @@ func defaultServeOptions() serveOptions {
 func (a *app) serveCommand() *cobra.Command {
 	o := defaultServeOptions()
 	cmd := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT] [--templates DIR [--watch]] [--token-file FILE] [--cors-origin ORIGIN]... [--allow-host NAME]...",
+		Use:   "serve [--addr HOST:PORT] [--templates DIR [--watch] | --repo PATH --label NAME=REF...] [--token-file FILE] [--cors-origin ORIGIN]... [--allow-host NAME]...",
 		Short: "Serve the HTTP API: render, check, extract, variants and schemas as JSON",
 		Long: `serve answers the same requests as the CLI over HTTP, for runtimes in any language:
 
@@ -52,9 +55,15 @@ func (a *app) serveCommand() *cobra.Command {
   POST /v1/check/{variant}             body: input → {variant, ok, checks, ids, provenance}
   POST /v1/extract?depth=N             body: a rendered prompt → {depth, region, text}
   GET  /v1/version                     the program's version and the library's hash
+  GET  /v1/libraries                   the labels, each with its commit and status (--repo)
+  POST /v1/reload                      read the labels' refs again now (--repo)
   GET  /v1/openapi.json                the OpenAPI 3.1 document of all of them
+  GET  /v1/audit/{hash-or-id}          a recorded prompt (with --audit)
+  GET  /v1/audit/{hash-or-id}/chain    it and the prompts it embeds, to the root
   GET  /metrics                        Prometheus metrics
-  GET  /healthz                        open even with --token-file
+  GET  /livez                          the process serves (no token)
+  GET  /readyz                         it can render and record now (no token)
+  GET  /healthz                        the same as /readyz (no token)
 
 Input errors answer 422, unknown variants 404, library errors 500, each as
 {"error": {"kind", "reason", "field", "position", "hints", ...}}.
@@ -68,28 +77,70 @@ it was reached on and each --allow-host (421 otherwise: DNS rebinding), and
 to browser pages of its own origin and each --cors-origin (403 otherwise).
 A render or check body must be JSON or YAML by its Content-Type (415
 otherwise; none at all is taken from clients that are not browsers).
-/healthz is outside these checks, for load balancers' probes.
-SIGTERM or SIGINT stops taking connections, lets the requests in flight
-finish (for at most --shutdown-timeout) and then closes the audit store.
+The probes are outside these checks, for load balancers. /readyz answers 503
+while the audit store does not answer within a couple of seconds, and from
+SIGTERM on: SIGTERM or SIGINT turns /readyz 503 and keeps serving for
+--drain-delay so that a load balancer stops sending, then stops taking
+connections, lets the requests in flight finish (for at most
+--shutdown-timeout) and then closes the audit store.
+A render with --audit is answered only once its prompt is recorded: while the
+store is down it answers 503 with Retry-After, and recovers by itself.
+Traces: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER=otlp) set,
+each request, its render and each stage are sent as OpenTelemetry spans over
+OTLP/HTTP, under the caller's traceparent; the other OTEL_* variables apply.
 With --audit FILE or URL every rendered prompt is recorded (see render audit);
 replicas of the server share one store with --audit postgres://USER@HOST/DB.
 With --templates DIR --watch, edits to the working copy are picked up without a
 restart; an edit that breaks the library is logged and the last good one stays.
 The preview page at / follows each edit (GET /v1/events) and shows what breaks
-in place of the prompt.`,
+in place of the prompt.
+With --repo PATH, the library is read from git at named labels (--label
+production=refs/tags/prod, --labels-file, PROMPTSMITH_LABELS): a request picks
+one with ?label= or X-Promptsmith-Label (the --default-label otherwise), pins a
+library with ?library=HASH (409 once the label serves another), and every
+answer names its X-Promptsmith-Label and X-Promptsmith-Commit. The refs are
+read again every --poll-interval, on SIGHUP and on POST /v1/reload: moving a
+tag promotes without a restart. A commit whose library does not load leaves
+its label on its last good version, and says so in GET /v1/libraries, the log
+and promptsmith_label_failing.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error { return a.serve(cmd.Context(), o) },
+		// The variables first, then the root's checks, whose one note
+		// (the working copy in use) is a record of the server's log.
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := applyServeEnv(cmd); err != nil {
+				return err
+			}
+			logger, err := serveLogger(a.stderr, o.logFormat)
+			if err != nil {
+				return err
+			}
+			stderr := a.stderr
+			a.stderr = logLines{logger}
+			defer func() { a.stderr = stderr }()
+			return cmd.Root().PersistentPreRunE(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.checkRepo(o, func(name string) bool { return cmd.Flags().Changed(name) }); err != nil {
+				return err
+			}
+			return a.serve(cmd.Context(), o)
+		},
 	}
 	o.register(cmd.Flags())
+	cmd.SetHelpFunc(func(c *cobra.Command, args []string) {
+		c.Root().HelpFunc()(c, args)
+		writeServeEnv(c.OutOrStdout(), c)
+	})
 	return cmd
 }
 
 func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.addr, "addr", o.addr, "address to listen on (loopback by default)")
+	f.StringVar(&o.logFormat, "log-format", o.logFormat, "the format of every log line the server writes to stderr: text (logfmt) or json; each request is one line naming its request id")
 	f.Int64Var(&o.maxBody, "max-body", o.maxBody, "largest request body in bytes (413); the server holds at most --max-renders times this in bodies at once")
 	f.BoolVar(&o.watch, "watch", false, "reload --templates DIR when its files change; the preview page at / follows")
 	f.IntVar(&o.maxEventStreams, "max-event-streams", o.maxEventStreams, "preview pages (event streams of --watch) open at once")
-	f.StringVar(&o.tokenFile, "token-file", "", "require the bearer token in this file on every request but /healthz")
+	f.StringVar(&o.tokenFile, "token-file", "", "require the bearer token in this file on every request but the probes (/livez, /readyz, /healthz)")
 	f.StringArrayVar(&o.cors, "cors-origin", nil, "let pages of this origin (https://host[:port]) call the API from a browser; repeatable; \"*\" for any; pages of other origins but the server's own get 403")
 	f.StringArrayVar(&o.allowHosts, "allow-host", nil, "answer requests whose Host is this name too, besides loopback names, the host of --addr and the address the server was reached on; repeatable; \"*\" for any (only behind a proxy that checks Host, or with --token-file)")
 	f.DurationVar(&o.renderTimeout, "render-timeout", o.renderTimeout, "longest one render may take, waiting for a slot included (0: no limit)")
@@ -106,6 +157,9 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.Int64Var(&h.MinBodyRate, "min-body-rate", h.MinBodyRate, "slowest a request body may arrive, in bytes a second on average, once --body-rate-grace has passed; slower ones are answered 408 and closed (0: no minimum)")
 	f.DurationVar(&h.BodyRateGrace, "body-rate-grace", h.BodyRateGrace, "how long a request body may take before --min-body-rate applies")
 	f.DurationVar(&h.ShutdownTimeout, "shutdown-timeout", h.ShutdownTimeout, "longest wait for the requests in flight on SIGTERM or SIGINT")
+	f.DurationVar(&h.DrainDelay, "drain-delay", h.DrainDelay, "how long to keep serving, with /readyz answering 503, after SIGTERM or SIGINT and before closing the listener")
+	o.repo.register(f)
+	f.BoolVar(&o.auditInputs, "audit-inputs", false, "with --audit: keep each render's input (canonical JSON, stored once) and budget, so that render audit replay can render it again; inputs hold what callers send, personal data included")
 }
 
 // serve runs the server until SIGTERM or SIGINT, and returns once the
@@ -114,28 +168,51 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(100) // the runtime's default, for a process that runs long
 	}
-	srv, err := a.newServer(o)
+	logger, err := serveLogger(a.stderr, o.logFormat)
 	if err != nil {
 		return err
 	}
+	// The request lines name each render's ids: the engine's own render
+	// log (--log) would be a second format on the same stream.
+	a.log = false
+	srv, err := a.newServer(ctx, o, logger)
+	if err != nil {
+		return err
+	}
+	tracer, stopTracing, err := server.TracingFromEnv(ctx)
+	if err != nil {
+		return err
+	}
+	srv.Tracer = tracer
+	defer func() { // after the requests in flight: their spans are sent
+		stop, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(stop); err != nil {
+			logger.Warn("could not send the last spans", "error", err.Error())
+		}
+	}()
 	if a.audit != "" {
 		store, err := a.openAudit(false)
 		if err != nil {
 			return err
 		}
 		defer store.Close()
-		srv.Record = func(v *engine.Variant, res *engine.Result) error {
-			_, err := store.Record(v, res)
-			return err
-		}
+		srv.Audit = store
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.auditInputs && srv.Audit == nil {
+		return usageError("--audit-inputs needs --audit FILE or URL: the inputs are kept in the audit store")
+	}
+	srv.AuditInputs = o.auditInputs
+	if srv.Labels != nil {
+		followLabels(ctx, srv, o.repo.pollInterval, logger)
+	}
 	if o.watch {
 		if a.templates == "" {
 			return usageError("--watch needs --templates DIR: the embedded library never changes")
 		}
-		if err := a.watch(ctx, srv); err != nil {
+		if err := a.watch(ctx, srv, logger); err != nil {
 			return err
 		}
 	}
@@ -144,36 +221,48 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 		return &engine.Error{Kind: engine.KindUsage, Flag: "--addr", Path: o.addr, Reason: "cannot listen: " + err.Error(), Err: err,
 			Hints: []string{"choose another --addr, e.g. 127.0.0.1:0 for any free port"}}
 	}
-	a.say("serving on http://%s", ln.Addr())
+	logger.Info("serving", "url", "http://"+ln.Addr().String(), "version", engine.Version(), "library", srv.Library().Provenance().Short,
+		"tracing", tracer != nil)
 	go func() {
 		<-ctx.Done()
-		a.say("shutting down: finishing the requests in flight (at most %s)", o.http.ShutdownTimeout)
+		logger.Info("shutting down", "drain_delay", o.http.DrainDelay.String(), "shutdown_timeout", o.http.ShutdownTimeout.String())
 	}()
+	o.http.ErrorLog = logger
 	if err := server.Serve(ctx, ln, srv, o.http); err != nil {
+		logger.Error("stopped", "error", err.Error())
 		return err
 	}
-	a.say("stopped")
+	logger.Info("stopped")
 	return nil
 }
 
 // newServer is the server the options describe, on the library the
 // command's flags name.
-func (a *app) newServer(o serveOptions) (*server.Server, error) {
-	lib, err := a.library()
-	if err != nil {
-		return nil, err
+func (a *app) newServer(ctx context.Context, o serveOptions, logger *slog.Logger) (*server.Server, error) {
+	var srv *server.Server
+	if o.repo.repo != "" {
+		var err error
+		if srv, err = a.newLabelServer(ctx, o.repo, logger); err != nil {
+			return nil, err
+		}
+	} else {
+		lib, err := a.library()
+		if err != nil {
+			return nil, err
+		}
+		srv = server.New(lib)
 	}
-	srv := server.New(lib)
 	srv.MaxBody = o.maxBody
-	srv.Logger = slog.New(slog.NewTextHandler(a.stderr, nil))
+	srv.Logger = logger
 	srv.CORSOrigins = o.cors
 	srv.AllowedHosts = serveHosts(o.addr, o.allowHosts)
 	srv.RenderTimeout, srv.MaxRenders, srv.MaxQueue = o.renderTimeout, o.maxRenders, o.maxQueue
 	srv.Tokens, srv.MaxEventStreams = a.tokens, o.maxEventStreams
-	if a.templates != "" { // golden files and lint for the preview page
+	if a.templates != "" && srv.Labels == nil { // golden files and lint for the preview page
 		srv.WorkingCopy, _ = engine.Root(a.templates)
 	}
 	if o.tokenFile != "" {
+		var err error
 		if srv.Token, err = readToken(o.tokenFile); err != nil {
 			return nil, err
 		}
@@ -211,7 +300,7 @@ func readToken(path string) (string, error) {
 // and streams each reload to the preview pages (GET /v1/events) until ctx
 // ends. A library that no longer loads is reported and the previous one
 // kept; a variant that no longer loads keeps its last good version.
-func (a *app) watch(ctx context.Context, srv *server.Server) error {
+func (a *app) watch(ctx context.Context, srv *server.Server, logger *slog.Logger) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
@@ -249,13 +338,13 @@ func (a *app) watch(ctx context.Context, srv *server.Server) error {
 				if !ok {
 					return
 				}
-				a.say("watch: %v", err)
+				logger.Warn("watch", "error", err.Error())
 			case <-pending:
 				pending = nil
 				lib, err := a.library()
 				if err != nil {
 					srv.ReloadFailed(err)
-					a.say("reload failed, still serving the previous library:\n%v", err)
+					logger.Error("reload failed, still serving the previous library", "error", err.Error())
 					continue
 				}
 				// A broken variant keeps its last good version; the rest is new.
@@ -263,10 +352,10 @@ func (a *app) watch(ctx context.Context, srv *server.Server) error {
 				lib = lib.Fallback(srv.Library())
 				srv.Swap(lib)
 				if err := lib.Err(); err != nil {
-					a.say("reload failed for what is broken, still serving its last good version:\n%v", err)
+					logger.Error("reload failed for what is broken, still serving its last good version", "error", err.Error())
 					continue
 				}
-				a.say("library reloaded")
+				logger.Info("library reloaded", "library", lib.Provenance().Short)
 			}
 		}
 	}()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -54,7 +55,7 @@ func TestWatchReloads(t *testing.T) {
 	srv := server.New(lib)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := a.watch(ctx, srv); err != nil {
+	if err := a.watch(ctx, srv, slog.New(slog.NewTextHandler(&stderr, nil))); err != nil {
 		t.Fatal(err)
 	}
 	render := func() string {

@@ -25,6 +25,10 @@ const (
 	// KindIntegrity is stored data that does not verify (an audit record
 	// altered or forged): whoever keeps the store must look.
 	KindIntegrity Kind = "integrity"
+	// KindCancelled is a call its caller ended, cancelling its context or
+	// letting its deadline pass: nobody's mistake, and the error wraps
+	// context.Canceled or context.DeadlineExceeded.
+	KindCancelled Kind = "cancelled"
 )
 
 // Error is a problem with what it concerns as data. Each subject has a field

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/promptsmith/promptsmith/engine"
+)
+
+// TestServeEnv: each flag of render serve takes its PROMPTSMITH_ variable
+// when not given; a flag given wins; a repeatable one takes a list; a
+// value that does not parse names the variable; --help lists them all.
+func TestServeEnv(t *testing.T) {
+	t.Setenv("PROMPTSMITH_MAX_BODY", "100")
+	t.Setenv("PROMPTSMITH_MAX_RENDERS", "3")
+	t.Setenv("PROMPTSMITH_CORS_ORIGIN", "https://a.example, https://b.example")
+	t.Setenv("PROMPTSMITH_DRAIN_DELAY", "7s")
+	t.Setenv("PROMPTSMITH_TIMEOUT", "3s")
+	a := &app{}
+	root := a.rootCommand()
+	serve, _, err := root.Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.ParseFlags([]string{"--max-renders", "5"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := applyServeEnv(serve); err != nil {
+		t.Fatal(err)
+	}
+	got := func(name string) string { return serve.Flags().Lookup(name).Value.String() }
+	for name, want := range map[string]string{
+		"max-body": "100", "max-renders": "5", "drain-delay": "7s", "timeout": "3s",
+		"cors-origin": "[https://a.example,https://b.example]",
+	} {
+		if got(name) != want {
+			t.Errorf("--%s = %s, want %s", name, got(name), want)
+		}
+	}
+	t.Setenv("PROMPTSMITH_MAX_QUEUE", "many")
+	err = applyServeEnv(serve)
+	if err == nil || !strings.Contains(err.Error(), "PROMPTSMITH_MAX_QUEUE") {
+		t.Errorf("a bad value: %v", err)
+	}
+	help := runCLI(t, "", "serve", "--help")
+	for _, f := range serveFlags(serve) {
+		if !strings.Contains(help.stdout, envName(f.Name)) {
+			t.Errorf("render serve --help does not list %s", envName(f.Name))
+		}
+	}
+}
+
+// TestRevisionLine: render version names the commit the build recorded,
+// and says when the work tree had changes; nothing without one.
+func TestRevisionLine(t *testing.T) {
+	for _, c := range []struct {
+		b    engine.Build
+		want string
+	}{
+		{engine.Build{Version: "(devel)"}, ""},
+		{engine.Build{Revision: "abc", Time: "2026-01-02T03:04:05Z"}, "revision abc 2026-01-02T03:04:05Z\n"},
+		{engine.Build{Revision: "abc", Modified: true}, "revision abc (modified)\n"},
+	} {
+		if got := revisionLine(c.b); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.b, got, c.want)
+		}
+	}
+}

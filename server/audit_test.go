@@ -1,0 +1,83 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/audit"
+	"github.com/promptsmith/promptsmith/server"
+)
+
+// TestAuditEndpoints: a render recorded in a real SQLite store is read
+// back over HTTP behind the token, by its delegation_id and by its hash,
+// whole and as a chain; an unknown key is 404, as is any key on a server
+// without a store.
+func TestAuditEndpoints(t *testing.T) {
+	lib, _ := promptsmith.Library()
+	store, err := audit.Open(filepath.Join(t.TempDir(), "audit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	srv := server.New(lib)
+	srv.Token = "s3cret"
+	srv.Audit = store
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	doc := fetchDoc(t, ts, "s3cret")
+
+	resp, body := call(t, ts, "POST", "/v1/render/delegation", input, "s3cret", "Content-Type", "application/json")
+	var res struct {
+		Text string
+		IDs  map[string]string
+	}
+	if json.Unmarshal(body, &res); resp.StatusCode != 200 || res.IDs["delegation_id"] == "" {
+		t.Fatalf("render: %d %.300s", resp.StatusCode, body)
+	}
+	id := res.IDs["delegation_id"]
+	resp, body = call(t, ts, "GET", "/v1/audit/"+id, "", "s3cret")
+	var e audit.Entry
+	if json.Unmarshal(body, &e); resp.StatusCode != 200 || e.Text != res.Text || e.Variant != "delegation" || e.SHA256 != audit.Hash(res.Text) {
+		t.Fatalf("GET /v1/audit/%s: %d %.300s", id, resp.StatusCode, body)
+	}
+	doc.check(t, "GET", "/v1/audit/"+id, resp, body)
+	resp, body = call(t, ts, "GET", "/v1/audit/"+e.Hash[:16]+"/chain", "", "s3cret")
+	var chain []audit.Entry
+	if json.Unmarshal(body, &chain); resp.StatusCode != 200 || len(chain) != 2 || chain[0].Text != res.Text || chain[1].Text != "# P\n" {
+		t.Fatalf("GET chain: %d %.500s", resp.StatusCode, body)
+	}
+	doc.check(t, "GET", "/v1/audit/"+e.Hash[:16]+"/chain", resp, body)
+	for _, c := range []struct {
+		path, token string
+		code        int
+	}{
+		{"/v1/audit/" + id, "", 401},
+		{"/v1/audit/dlg-nothing", "s3cret", 404},
+		{"/v1/audit/dlg-nothing/chain", "s3cret", 404},
+	} {
+		resp, body := call(t, ts, "GET", c.path, "", c.token)
+		if resp.StatusCode != c.code {
+			t.Errorf("GET %s: %d, want %d: %s", c.path, resp.StatusCode, c.code, body)
+		}
+		doc.check(t, "GET", c.path, resp, body)
+	}
+
+	bare := httptest.NewServer(server.New(lib))
+	defer bare.Close()
+	if resp, body := call(t, bare, "GET", "/v1/audit/"+id, "", ""); resp.StatusCode != 404 {
+		t.Errorf("a server without a store: %d %s", resp.StatusCode, body)
+	}
+	if err := store.Ping(context.Background()); err != nil {
+		t.Error(err)
+	}
+	m := scrape(t, ts, "s3cret")
+	for _, name := range []string{"promptsmith_audit_db_connections_open", "promptsmith_audit_db_connections_in_use", "promptsmith_audit_db_waits_total"} {
+		if m[name] == "" {
+			t.Errorf("no %s in /metrics", name)
+		}
+	}
+}

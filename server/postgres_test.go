@@ -1,0 +1,124 @@
+package server_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx", to lock a table
+	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/audit"
+	"github.com/promptsmith/promptsmith/server"
+)
+
+// TestPostgresAuditPath runs a server on a PostgreSQL cluster of the
+// test's own and does to it what goes wrong in production:
+//
+//   - a table locked by another session: the render's audit write waits
+//     on the lock without holding the render slot (a check renders
+//     meanwhile in the one slot), and the render answers 503 at its
+//     --render-timeout rather than when the lock goes;
+//   - PostgreSQL stopped: /readyz turns 503 and renders answer 503 with
+//     Retry-After; started again, both recover with no restart.
+//
+// The times are logged, not asserted: the waits only bound hangs.
+func TestPostgresAuditPath(t *testing.T) {
+	pg := newPGCluster(t)
+	store, err := audit.Open(pg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	lib, _ := promptsmith.Library()
+	srv := server.New(lib)
+	srv.Audit = store
+	srv.MaxRenders, srv.RenderTimeout = 1, 3*time.Second
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	render := func() (int, string) {
+		resp, body := call(t, ts, "POST", "/v1/render/delegation", input, "", "Content-Type", "application/json")
+		if resp.StatusCode == 503 && resp.Header.Get("Retry-After") == "" {
+			t.Errorf("503 without Retry-After: %s", body)
+		}
+		return resp.StatusCode, string(body)
+	}
+	status := func(path string) int {
+		resp, _ := call(t, ts, "GET", path, "", "")
+		return resp.StatusCode
+	}
+	until := func(what string, ok func() bool) time.Duration {
+		t.Helper()
+		start := time.Now()
+		for !ok() {
+			if time.Since(start) > 2*time.Minute { // bounds a hang only
+				t.Fatalf("%s: not within two minutes", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		return time.Since(start)
+	}
+	if code, body := render(); code != 200 || status("/readyz") != 200 {
+		t.Fatalf("before anything went wrong: %d %.300s", code, body)
+	}
+
+	t.Run("locked table", func(t *testing.T) {
+		db, err := sql.Open("pgx", pg.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if _, err := tx.Exec(`LOCK TABLE prompts IN ACCESS EXCLUSIVE MODE`); err != nil {
+			t.Fatal(err)
+		}
+		answered := make(chan int, 1)
+		start := time.Now()
+		go func() {
+			resp, _ := call(t, ts, "POST", "/v1/render/delegation", `{"parent": {"agent_id": "a", "prompt_key": "k", "prompt": "# Locked\n"},
+ "delegation": {"reason": "r", "expected_completion": "e", "task_summary": "t", "required_outputs": ["x"]}}`, "", "Content-Type", "application/json")
+			answered <- resp.StatusCode
+		}()
+		until("the audit write waiting on the lock", func() bool {
+			var n int
+			db.QueryRow(`SELECT count(*) FROM pg_stat_activity WHERE application_name = 'promptsmith audit' AND wait_event_type = 'Lock'`).Scan(&n)
+			return n > 0
+		})
+		if n := server.GaugeOf(t, srv, "promptsmith_renders_in_flight"); n != 0 {
+			t.Errorf("the audit write holds a render slot: %v in flight", n)
+		}
+		if resp, body := call(t, ts, "POST", "/v1/check/delegation", input, "", "Content-Type", "application/json"); resp.StatusCode != 200 {
+			t.Errorf("a check in the one slot while a write waits: %d %.300s", resp.StatusCode, body)
+		}
+		code := <-answered
+		t.Logf("a render behind the locked table answered %d after %s (--render-timeout 3s)", code, time.Since(start).Round(time.Millisecond))
+		if code != 503 {
+			t.Errorf("a render behind a locked table: %d, want 503", code)
+		}
+	})
+
+	t.Run("stopped and started", func(t *testing.T) {
+		pg.stop(t)
+		t.Logf("/readyz 503 %s after PostgreSQL stopped", until("/readyz 503", func() bool { return status("/readyz") == 503 }).Round(time.Millisecond))
+		if code, body := render(); code != 503 || !json.Valid([]byte(body)) {
+			t.Errorf("a render with PostgreSQL down: %d %.300s", code, body)
+		} else if status("/livez") != 200 {
+			t.Error("/livez failed with the database")
+		}
+		pg.start(t)
+		t.Logf("/readyz 200 %s after PostgreSQL started", until("/readyz 200", func() bool { return status("/readyz") == 200 }).Round(time.Millisecond))
+		var body string
+		t.Logf("a render 200 %s after /readyz", until("a render 200", func() bool { var c int; c, body = render(); return c == 200 }).Round(time.Millisecond))
+		var res struct{ IDs map[string]string }
+		json.Unmarshal([]byte(body), &res)
+		if _, err := store.Resolve(context.Background(), res.IDs["delegation_id"]); err != nil {
+			t.Errorf("the render after the restart is not recorded: %v", err)
+		}
+	})
+}

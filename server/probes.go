@@ -1,0 +1,99 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/promptsmith/promptsmith/engine"
+)
+
+// The probes a load balancer or an orchestrator asks, outside the Host
+// guard and the token: what they answer tells nothing about the library.
+//
+//	/livez   the process serves requests: restart it when this fails
+//	/readyz  it can render and record now: send it traffic only while this is 200
+//	/healthz the same as /readyz, kept for the probes configured before /readyz
+//
+// /readyz is 503 once the server drains (Drain, from SIGTERM on, before the
+// listener closes), while no library is loaded, and while the audit store
+// does not answer within ReadyTimeout, so that replicas sharing a database
+// that went down are taken out of rotation together and come back by
+// themselves when it answers again.
+
+// DefaultReadyTimeout bounds the audit store's answer to a readiness
+// probe: well under the few seconds a load balancer waits for one.
+const DefaultReadyTimeout = 2 * time.Second
+
+// isProbe reports whether path is one of the probes.
+func isProbe(path string) bool {
+	return path == "/livez" || path == "/readyz" || path == "/healthz"
+}
+
+// probe is a probe's answer: ok, or why not ready.
+type probe struct {
+	Status string        `json:"status"`
+	Error  *engine.Error `json:"error,omitempty"`
+}
+
+// Drain marks the server as going away: /readyz answers 503 from now on,
+// and every answer closes its connection, so that a load balancer stops
+// sending requests while those in flight finish. Serve calls it when its
+// context ends, before it closes the listener.
+func (s *Server) Drain() { s.draining.Store(true) }
+
+// livez answers whether the process serves: it always does when it answers.
+func (s *Server) livez(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, probe{Status: "ok"})
+}
+
+// readyz answers whether the server can take renders now (ready).
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	if err := s.ready(r.Context()); err != nil {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, probe{Status: "unavailable", Error: wireError(err)})
+		return
+	}
+	writeJSON(w, http.StatusOK, probe{Status: "ok"})
+}
+
+// ready is nil when the server is not draining, has a library and its
+// audit store, if any, answers within ReadyTimeout.
+func (s *Server) ready(ctx context.Context) error {
+	if s.draining.Load() {
+		return &engine.Error{Kind: engine.KindUnavailable, Reason: "the server is shutting down"}
+	}
+	if s.lib() == nil {
+		return &engine.Error{Kind: engine.KindUnavailable, Reason: "no library is loaded"}
+	}
+	if s.Audit == nil {
+		return nil
+	}
+	timeout := s.ReadyTimeout
+	if timeout <= 0 {
+		timeout = DefaultReadyTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := s.Audit.Ping(ctx); err != nil {
+		return &engine.Error{Kind: engine.KindUnavailable, Reason: "the audit store does not answer, so no render can be recorded", Err: err}
+	}
+	return nil
+}
+
+func livezOp() operation {
+	return operation{summary: "Whether the process serves; needs no token", open: true,
+		replies: []reply{jsonReply(200, "The process serves.", typeOf[probe]())}}
+}
+
+func readyzOp() operation {
+	return operation{summary: "Whether the server can render and record now; needs no token",
+		description: "503 while the server drains (from SIGTERM on), while no library is loaded and while the audit store does not answer.", open: true,
+		replies: []reply{jsonReply(200, "Ready.", typeOf[probe]()), jsonReply(503, "Not ready: error says why.", typeOf[probe]())}}
+}
+
+func healthzOp() operation {
+	op := readyzOp()
+	op.summary = "The same as /readyz, kept for existing probes; needs no token"
+	return op
+}

@@ -1,0 +1,83 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/server"
+)
+
+// downStore is an audit store whose Ping and Record fail while down is set.
+type downStore struct {
+	server.RecordHook
+	down *atomic.Bool
+}
+
+func (d downStore) Ping(context.Context) error {
+	if d.down.Load() {
+		return errors.New("connection refused")
+	}
+	return nil
+}
+
+func (d downStore) Record(ctx context.Context, v *engine.Variant, res *engine.Result) (string, error) {
+	if d.down.Load() {
+		return "", errors.New("connection refused")
+	}
+	return "", nil
+}
+
+// TestProbes: /livez answers while the process serves; /readyz and
+// /healthz turn 503 while the audit store does not answer, and come back
+// with it, and for good once the server drains. None needs the token, and
+// a render answers 503 with Retry-After while the store is down.
+func TestProbes(t *testing.T) {
+	lib, _ := promptsmith.Library()
+	srv := server.New(lib)
+	srv.Token = "s3cret"
+	var down atomic.Bool
+	srv.Audit = downStore{RecordHook: func(*engine.Variant, *engine.Result) error { return nil }, down: &down}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	probe := func(path string, want int) {
+		t.Helper()
+		resp, body := call(t, ts, "GET", path, "", "")
+		var p struct {
+			Status string
+			Error  *struct{ Kind, Reason string }
+		}
+		json.Unmarshal(body, &p)
+		if resp.StatusCode != want || (want == 200) != (p.Status == "ok") || (want == 503) != (p.Error != nil && p.Error.Kind == "unavailable") {
+			t.Errorf("GET %s: %d %s, want %d", path, resp.StatusCode, body, want)
+		}
+	}
+	render := func(want int) {
+		t.Helper()
+		resp, body := call(t, ts, "POST", "/v1/render/delegation", input, "s3cret", "Content-Type", "application/json")
+		if resp.StatusCode != want || want == 503 && resp.Header.Get("Retry-After") == "" {
+			t.Errorf("render: %d %v %.200s, want %d", resp.StatusCode, resp.Header, body, want)
+		}
+	}
+	for _, p := range []string{"/livez", "/readyz", "/healthz"} {
+		probe(p, 200)
+	}
+	render(200)
+	down.Store(true)
+	probe("/livez", 200)
+	probe("/readyz", 503)
+	probe("/healthz", 503)
+	render(503)
+	down.Store(false)
+	probe("/readyz", 200)
+	render(200)
+	srv.Drain()
+	probe("/livez", 200)
+	probe("/readyz", 503)
+	probe("/healthz", 503)
+}
