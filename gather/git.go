@@ -2,12 +2,10 @@ package gather
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
+
+	"github.com/promptsmith/promptsmith/internal/gitsafe"
 )
 
 // A git probe reads a repository that may be anyone's: --dir can be a
@@ -32,32 +30,18 @@ func isGit(program string) bool {
 	return base == "git" || base == "git.exe"
 }
 
-// setting is one git configuration setting gather imposes.
-type setting struct{ key, value string }
+// gitCommand makes git processes for one probe: gitsafe's, in the
+// gathered directory, each in a process group of its own, so that a
+// timeout kills whatever it started.
+type gitCommand struct{ gitsafe.Git }
 
-// gitCommand makes git processes for one probe: its program, in the
-// gathered directory, with gather's settings.
-type gitCommand struct {
-	program  string
-	dir      string
-	env      []string  // the caller's environment, as gitEnv leaves it
-	settings []setting // later ones win
-}
-
-// command is the one place a git process is made, so that none can run
-// without the settings. Those git can take on its command line (no '=' in
-// the key) go there, where they win over every configuration file and the
-// caller's own -c; all of them go in the environment too (GIT_CONFIG_COUNT),
-// which can spell any key, and which git passes on to the git processes it
-// starts itself, in submodules as well.
+// command is the one place a probe's git process is made (see
+// gitsafe.Git.Command).
 func (g gitCommand) command(ctx context.Context, args ...string) *exec.Cmd {
-	argv := []string{"--no-pager", "--no-optional-locks"}
-	for _, s := range g.settings {
-		if !strings.Contains(s.key, "=") {
-			argv = append(argv, "-c", s.key+"="+s.value)
-		}
-	}
-	return newProcess(ctx, g.dir, appendConfig(g.env, g.settings), g.program, append(argv, args...)...)
+	cmd := g.Git.Command(ctx, args...)
+	cmd.WaitDelay = waitDelay
+	ownProcessGroup(cmd)
+	return cmd
 }
 
 // gitFor returns the git a probe runs: with the fixed settings, and those
@@ -66,7 +50,7 @@ func (g gitCommand) command(ctx context.Context, args ...string) *exec.Cmd {
 // refused. Outside a repository git runs with the fixed settings, and says
 // itself what it makes of that.
 func (r runner) gitFor(ctx context.Context, program string) (gitCommand, error) {
-	g := gitCommand{program: program, dir: r.dir, env: gitEnv(os.Environ()), settings: gitSettings()}
+	g := gitCommand{gitsafe.New(program, r.dir)}
 	repo, err := g.locate(ctx)
 	if err != nil || repo == nil {
 		return g, err
@@ -78,81 +62,6 @@ func (r runner) gitFor(ctx context.Context, program string) (gitCommand, error) 
 	if err != nil {
 		return g, err
 	}
-	g.settings = append(g.settings, more...)
+	g.Settings = append(g.Settings, more...)
 	return g, nil
-}
-
-// gitSettings are the settings of every git process, whatever the
-// repository.
-func gitSettings() []setting {
-	return []setting{
-		{"core.fsmonitor", "false"},     // a program git status runs to learn what changed
-		{"core.hooksPath", "/dev/null"}, // the repository's hooks (post-index-change, ...)
-		{"core.pager", "cat"},
-		{"log.showSignature", "false"}, // runs gpg.program for each signed commit git log shows
-		{"protocol.allow", "never"},    // a lazy fetch of a partial clone: a remote, or ext:: (a command)
-		{"core.sshCommand", "false"},
-		{"core.askPass", ""},
-		{"credential.helper", ""},
-		{"core.alternateRefsCommand", ""},
-		// Submodules are never looked into: git status runs git status in
-		// each, with the submodule's own configuration, and status.
-		// submoduleSummary and diff.submodule=log|diff run more. A
-		// .gitmodules or config that says otherwise for a submodule is
-		// overruled by name (submoduleSettings).
-		{"diff.ignoreSubmodules", "all"},
-		{"submodule.recurse", "false"},
-		{"status.submoduleSummary", "false"},
-		{"diff.submodule", "short"},
-		{"fetch.recurseSubmodules", "false"},
-		{"gc.auto", "0"}, // no git gc --auto after a command
-		{"maintenance.auto", "false"},
-	}
-}
-
-// gitEnv is the environment of every git process: the caller's, without
-// the variables that name a program for git to run or another repository
-// to read (a caller that is itself a git hook has GIT_DIR set), and with
-// the system configuration and attributes, prompts, optional locks and
-// lazy fetches off. The caller's GIT_CONFIG_PARAMETERS and GIT_CONFIG_COUNT
-// are its own settings, and are kept.
-func gitEnv(environ []string) []string {
-	out := make([]string, 0, len(environ)+5)
-	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_ASKPASS",
-			// git rev-parse --local-env-vars, but for the configuration
-			"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-			"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
-			"GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX",
-			"GIT_SHALLOW_FILE", "GIT_CONFIG", "GIT_NAMESPACE", "GIT_QUARANTINE_PATH",
-			// set below
-			"GIT_CONFIG_NOSYSTEM", "GIT_ATTR_NOSYSTEM", "GIT_TERMINAL_PROMPT", "GIT_OPTIONAL_LOCKS", "GIT_NO_LAZY_FETCH":
-			continue
-		}
-		out = append(out, kv)
-	}
-	return append(out, "GIT_CONFIG_NOSYSTEM=1", "GIT_ATTR_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0",
-		"GIT_OPTIONAL_LOCKS=0", "GIT_NO_LAZY_FETCH=1")
-}
-
-// appendConfig returns env with settings added as git (2.31 and later)
-// reads them, GIT_CONFIG_COUNT and GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n,
-// after any the caller set. env itself is left as it is.
-func appendConfig(env []string, settings []setting) []string {
-	out := make([]string, 0, len(env)+2*len(settings)+1)
-	n := 0
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "GIT_CONFIG_COUNT="); ok {
-			n, _ = strconv.Atoi(v)
-			continue
-		}
-		out = append(out, kv)
-	}
-	for _, s := range settings {
-		out = append(out, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, s.key), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, s.value))
-		n++
-	}
-	return append(out, fmt.Sprintf("GIT_CONFIG_COUNT=%d", n))
 }

@@ -3,60 +3,22 @@ package gather
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/promptsmith/promptsmith/internal/gitsafe"
 )
 
-// configEntry is one setting of a repository's own configuration: its
-// config file, the files that includes, or its worktree's.
-type configEntry struct {
-	origin     string // as git says it: "file:.git/config"
-	key, value string
-}
-
-// configKeys matches the settings gather reads of a repository: those that
-// name a program (overridden) or a submodule (ignored), and core.worktree.
-const configKeys = `^(filter|diff|merge|alias|credential|protocol|gpg|submodule)\.|^core\.(worktree|attributesfile)$`
+// configEntry is one setting of a repository's own configuration.
+type configEntry = gitsafe.ConfigEntry
 
 // maxModuleDirs bounds the walk of a repository's modules directories: a
 // repository with more is refused rather than walked for long.
 const maxModuleDirs = 4096
-
-// readConfig returns the repository's own settings (configKeys), in the
-// order git reads them, those of the user's global configuration left out:
-// its drivers are the user's choice (git-lfs's filters) and are kept.
-// Reading configuration runs nothing. gitDir names a submodule's git
-// directory; empty, it is the repository git finds in the directory.
-func (g gitCommand) readConfig(ctx context.Context, gitDir string) ([]configEntry, error) {
-	var args []string
-	if gitDir != "" {
-		args = append(args, "--git-dir="+gitDir)
-	}
-	out, err := g.output(ctx, append(args, "config", "-z", "--show-scope", "--show-origin", "--get-regexp", configKeys)...)
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 {
-		return nil, nil // no such setting
-	}
-	if err != nil {
-		return nil, fmt.Errorf("could not read the repository's configuration: %v%s", err, stderrOf(err))
-	}
-	fields := strings.Split(string(bytes.TrimSuffix(out, []byte{0})), "\x00")
-	var entries []configEntry
-	for i := 0; i+2 < len(fields); i += 3 {
-		if scope := fields[i]; scope != "local" && scope != "worktree" {
-			continue
-		}
-		key, value, _ := strings.Cut(fields[i+2], "\n")
-		entries = append(entries, configEntry{origin: fields[i+1], key: key, value: value})
-	}
-	return entries, nil
-}
 
 // repositorySettings are the settings the repository calls for: every
 // program its own configuration names, and its submodules' configurations
@@ -64,13 +26,13 @@ func (g gitCommand) readConfig(ctx context.Context, gitDir string) ([]configEntr
 // every submodule that .gitmodules or a configuration names ignored,
 // whatever they say of it. It refuses a submodule whose core.worktree
 // points outside the directory.
-func (g gitCommand) repositorySettings(ctx context.Context, repo *repository) ([]setting, error) {
-	var out []setting
+func (g gitCommand) repositorySettings(ctx context.Context, repo *repository) ([]gitsafe.Setting, error) {
+	var out []gitsafe.Setting
 	names := map[string]bool{}
 	add := func(entries []configEntry) {
 		for _, e := range entries {
-			out = append(out, overrides(e.key)...)
-			if name, ok := submoduleName(e.key); ok {
+			out = append(out, gitsafe.Overrides(e.Key)...)
+			if name, ok := submoduleName(e.Key); ok {
 				names[name] = true
 			}
 		}
@@ -83,63 +45,20 @@ func (g gitCommand) repositorySettings(ctx context.Context, repo *repository) ([
 		return nil, err
 	}
 	for _, m := range append(modules, embeddedGitDirs(repo, declared)...) {
-		entries, err := g.readConfig(ctx, m)
+		entries, err := g.ReadConfig(ctx, m)
 		if err != nil {
 			return nil, err
 		}
-		if e, ok := lastOf(entries, "core.worktree"); ok && within(m, repo.dir) && !within(resolveFrom(m, e.value), repo.dir) {
-			return nil, worktreeOutside(e, g.dir)
+		if e, ok := lastOf(entries, "core.worktree"); ok && within(m, repo.dir) && !within(resolveFrom(m, e.Value), repo.dir) {
+			return nil, worktreeOutside(e, g.Dir)
 		}
 		add(entries)
 	}
 	for _, name := range slices.Sorted(maps.Keys(names)) {
-		out = append(out, setting{"submodule." + name + ".ignore", "all"}, setting{"submodule." + name + ".active", "false"})
+		out = append(out, gitsafe.Setting{Key: "submodule." + name + ".ignore", Value: "all"},
+			gitsafe.Setting{Key: "submodule." + name + ".active", Value: "false"})
 	}
 	return out, nil
-}
-
-// overrides returns what a setting of the repository's own is overridden
-// with, when it names a program or picks one. Of the drivers
-// .gitattributes picks by name, filter.<name>.clean (run by git status on
-// a changed file), smudge and process are emptied, which git takes as no
-// filter (and made optional: a required filter would fail the command);
-// diff.<name>.textconv becomes cat, which shows the file as it is;
-// diff.<name>.command, diff.external and merge.<name>.driver are emptied,
-// which git cannot run, so that a diff through one fails rather than runs
-// it (git has no setting that unsets one: an empty diff.external for every
-// repository would fail every git diff).
-// Aliases and credential helpers are emptied, the signature programs are
-// git's defaults, every protocol is never allowed (a lazy fetch), and
-// there is no attributes file.
-func overrides(key string) []setting {
-	section, rest, _ := strings.Cut(key, ".")
-	sub, name := "", rest
-	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
-		sub, name = rest[:i], rest[i+1:]
-	}
-	switch {
-	case section == "filter" && sub != "" && (name == "clean" || name == "smudge" || name == "process"):
-		return []setting{{key, ""}, {"filter." + sub + ".required", "false"}}
-	case section == "diff" && sub != "" && name == "textconv":
-		return []setting{{key, "cat"}} // the file as it is
-	case key == "diff.external", section == "diff" && sub != "" && name == "command",
-		section == "merge" && sub != "" && name == "driver",
-		section == "alias",
-		section == "credential" && name == "helper",
-		key == "gpg.ssh.defaultkeycommand":
-		return []setting{{key, ""}}
-	case key == "gpg.program" || key == "gpg.openpgp.program":
-		return []setting{{key, "gpg"}}
-	case key == "gpg.x509.program":
-		return []setting{{key, "gpgsm"}}
-	case key == "gpg.ssh.program":
-		return []setting{{key, "ssh-keygen"}}
-	case section == "protocol" && sub != "" && name == "allow":
-		return []setting{{key, "never"}}
-	case key == "core.attributesfile":
-		return []setting{{key, "/dev/null"}}
-	}
-	return nil
 }
 
 // submoduleName returns the name in submodule.<name>.<variable>.
@@ -173,7 +92,7 @@ func (g gitCommand) gitmodules(ctx context.Context, repo *repository) []configEn
 		}
 		for _, kv := range strings.Split(string(bytes.TrimSuffix(out, []byte{0})), "\x00") {
 			key, value, _ := strings.Cut(kv, "\n")
-			entries = append(entries, configEntry{key: key, value: value})
+			entries = append(entries, configEntry{Key: key, Value: value})
 		}
 	}
 	return entries
@@ -185,10 +104,10 @@ func (g gitCommand) gitmodules(ctx context.Context, repo *repository) []configEn
 func embeddedGitDirs(repo *repository, gitmodules []configEntry) []string {
 	var dirs []string
 	for _, e := range gitmodules {
-		if !strings.HasPrefix(e.key, "submodule.") || !strings.HasSuffix(e.key, ".path") || repo.workTree == "" {
+		if !strings.HasPrefix(e.Key, "submodule.") || !strings.HasSuffix(e.Key, ".path") || repo.workTree == "" {
 			continue
 		}
-		d := filepath.Join(repo.workTree, e.value, ".git")
+		d := filepath.Join(repo.workTree, e.Value, ".git")
 		if st, err := os.Lstat(d); err == nil && st.IsDir() && within(resolve(d), repo.dir) {
 			dirs = append(dirs, d)
 		}
@@ -246,20 +165,9 @@ func moduleGitDirs(ctx context.Context, dir string, gitDirs ...string) ([]string
 // lastOf returns the last entry for key, the one git uses.
 func lastOf(entries []configEntry, key string) (configEntry, bool) {
 	for i := len(entries) - 1; i >= 0; i-- {
-		if entries[i].key == key {
+		if entries[i].Key == key {
 			return entries[i], true
 		}
 	}
 	return configEntry{}, false
-}
-
-// stderrOf is the last line git printed on stderr before failing, if any.
-func stderrOf(err error) string {
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		if line := lastLine(string(exit.Stderr)); line != "" {
-			return ": " + line
-		}
-	}
-	return ""
 }

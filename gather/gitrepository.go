@@ -41,7 +41,7 @@ func (g gitCommand) locate(ctx context.Context) (*repository, error) {
 	if len(lines) != 3 {
 		return nil, fmt.Errorf("git rev-parse printed %q", out)
 	}
-	repo := &repository{dir: resolve(g.dir), gitDir: resolve(lines[0]), commonDir: resolve(lines[1])}
+	repo := &repository{dir: resolve(g.Dir), gitDir: resolve(lines[0]), commonDir: resolve(lines[1])}
 	if lines[2] != "true" {
 		// Run inside a git directory, git shows no work tree: it fails.
 		if top, err := g.output(ctx, "rev-parse", "--path-format=absolute", "--show-toplevel"); err == nil {
@@ -50,7 +50,7 @@ func (g gitCommand) locate(ctx context.Context) (*repository, error) {
 			return nil, err
 		}
 	}
-	if repo.config, err = g.readConfig(ctx, ""); err != nil {
+	if repo.config, err = g.ReadConfig(ctx, ""); err != nil {
 		return nil, err
 	}
 	return repo, nil
@@ -70,8 +70,8 @@ func (g gitCommand) locate(ctx context.Context) (*repository, error) {
 func (g gitCommand) contain(repo *repository) error {
 	dir := repo.dir
 	worktree, hasWorktree := lastOf(repo.config, "core.worktree")
-	if hasWorktree && !within(resolveFrom(repo.gitDir, worktree.value), dir) {
-		return worktreeOutside(worktree, g.dir)
+	if hasWorktree && !within(resolveFrom(repo.gitDir, worktree.Value), dir) {
+		return worktreeOutside(worktree, g.Dir)
 	}
 	if repo.workTree != "" && !within(repo.workTree, dir) {
 		if within(dir, repo.workTree) {
@@ -85,7 +85,7 @@ func (g gitCommand) contain(repo *repository) error {
 	if !within(repo.gitDir, dir) && repo.workTree == dir && (hasWorktree || pointsBack(repo.gitDir, filepath.Join(dir, ".git"))) {
 		return nil // its objects are those of a repository outside, which vouches for the directory
 	}
-	dotGit := filepath.Join(g.dir, ".git")
+	dotGit := filepath.Join(g.Dir, ".git")
 	st, err := os.Lstat(dotGit)
 	switch {
 	case !within(repo.gitDir, dir) && err == nil && st.Mode()&os.ModeSymlink != 0:
@@ -266,11 +266,11 @@ func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 // directory, naming the file that sets it; git names it relative to the
 // directory it ran in, dir.
 func worktreeOutside(e configEntry, dir string) error {
-	file, ok := strings.CutPrefix(e.origin, "file:")
+	file, ok := strings.CutPrefix(e.Origin, "file:")
 	if ok && !filepath.IsAbs(file) {
 		file = filepath.Join(dir, file)
 	}
-	return fmt.Errorf("refused: core.worktree=%s in %s points outside --dir", e.value, file)
+	return fmt.Errorf("refused: core.worktree=%s in %s points outside --dir", e.Value, file)
 }
 
 // resolveFrom resolves a path git reads relative to a git directory.

@@ -98,24 +98,6 @@ func TestGitProbesRunNothingOfTheRepository(t *testing.T) {
 	}
 }
 
-// TestGitEnvironment: the variables that name a program or another
-// repository are dropped, the caller's own configuration variables kept,
-// and gather's settings added after them.
-func TestGitEnvironment(t *testing.T) {
-	env := gitEnv([]string{"HOME=/h", "GIT_PAGER=evil", "GIT_EXTERNAL_DIFF=evil", "GIT_DIR=/elsewhere/.git",
-		"GIT_WORK_TREE=/root", "GIT_CONFIG=/elsewhere/config", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me"})
-	got := appendConfig(env, []setting{{"filter.a=b.clean", ""}, {"filter.a=b.required", "false"}})
-	want := []string{"HOME=/h", "GIT_CONFIG_KEY_0=user.name", "GIT_CONFIG_VALUE_0=me",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_ATTR_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_NO_LAZY_FETCH=1",
-		"GIT_CONFIG_KEY_1=filter.a=b.clean", "GIT_CONFIG_VALUE_1=", "GIT_CONFIG_KEY_2=filter.a=b.required", "GIT_CONFIG_VALUE_2=false", "GIT_CONFIG_COUNT=3"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Errorf("environment\n got %q\nwant %q", got, want)
-	}
-	if !slices.Contains(env, "GIT_CONFIG_COUNT=1") {
-		t.Errorf("appendConfig changed the environment it was given: %q", env)
-	}
-}
-
 // TestProbesObeyCancellation: cancelled, Run returns at once, whatever its
 // probes are waiting for.
 func TestProbesObeyCancellation(t *testing.T) {
@@ -183,7 +165,7 @@ func TestGitProbesFetchNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.env = slices.DeleteFunc(slices.Clone(g.env), func(kv string) bool { return strings.HasPrefix(kv, "GIT_NO_LAZY_FETCH=") })
+	g.Env = slices.DeleteFunc(slices.Clone(g.Env), func(kv string) bool { return strings.HasPrefix(kv, "GIT_NO_LAZY_FETCH=") })
 	if out, err := g.command(context.Background(), "log", "-p").CombinedOutput(); err == nil {
 		t.Errorf("git log -p fetched: %s", out)
 	}
@@ -195,36 +177,5 @@ func TestGitProbesFetchNothing(t *testing.T) {
 	runPlain(dir, "git", "summary")
 	if ran, _ := os.ReadDir(marks); len(ran) != 2 {
 		t.Errorf("plain git ran %v: the test repository does not test everything", ran)
-	}
-}
-
-// TestOverrides: what each setting of a repository's own that names a
-// program becomes; the others are left alone.
-func TestOverrides(t *testing.T) {
-	cases := []struct {
-		key  string
-		want []setting
-	}{
-		{"filter.Evil.clean", []setting{{"filter.Evil.clean", ""}, {"filter.Evil.required", "false"}}},
-		{"filter.a.b.process", []setting{{"filter.a.b.process", ""}, {"filter.a.b.required", "false"}}},
-		{"filter.evil.required", nil},
-		{"diff.evil.textconv", []setting{{"diff.evil.textconv", "cat"}}},
-		{"diff.evil.command", []setting{{"diff.evil.command", ""}}},
-		{"diff.external", []setting{{"diff.external", ""}}},
-		{"diff.renames", nil},
-		{"merge.evil.driver", []setting{{"merge.evil.driver", ""}}},
-		{"alias.st", []setting{{"alias.st", ""}}},
-		{"credential.https://example.com.helper", []setting{{"credential.https://example.com.helper", ""}}},
-		{"protocol.ext.allow", []setting{{"protocol.ext.allow", "never"}}},
-		{"gpg.program", []setting{{"gpg.program", "gpg"}}},
-		{"gpg.ssh.program", []setting{{"gpg.ssh.program", "ssh-keygen"}}},
-		{"gpg.format", nil},
-		{"core.attributesfile", []setting{{"core.attributesfile", "/dev/null"}}},
-		{"submodule.sub.ignore", nil},
-	}
-	for _, c := range cases {
-		if got := overrides(c.key); !slices.Equal(got, c.want) {
-			t.Errorf("%s: got %v, want %v", c.key, got, c.want)
-		}
 	}
 }

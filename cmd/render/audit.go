@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,7 +36,7 @@ func (a *app) record(v *engine.Variant, res *engine.Result) error {
 		return err
 	}
 	defer store.Close()
-	if _, err := store.Record(v, res); err != nil {
+	if _, err := store.Record(context.Background(), v, res); err != nil {
 		return fileError(a.audit, "cannot record the prompt", err)
 	}
 	return nil
@@ -128,7 +129,7 @@ audit verify checks the whole store.`,
 	// lookup opens the store and finds the prompt a command names.
 	lookup := func(key string, use func(store *audit.Store, hash string) error) error {
 		return withStore(func(store *audit.Store) error {
-			hash, err := store.Resolve(key)
+			hash, err := store.Resolve(context.Background(), key)
 			if err != nil {
 				return err
 			}
@@ -187,7 +188,7 @@ found, 2 when the store cannot be opened or read.`,
 			})
 		},
 	}
-	cmd.AddCommand(chain, show, verify)
+	cmd.AddCommand(chain, show, verify, a.replayCommand())
 	return cmd
 }
 
@@ -237,7 +238,7 @@ func verifyText(rep audit.Report) string {
 }
 
 func (a *app) printChain(store *audit.Store, hash string) error {
-	entries, err := store.Links(hash)
+	entries, err := store.Links(context.Background(), hash)
 	if err != nil {
 		return err
 	}
@@ -271,7 +272,7 @@ func chainTable(entries []audit.Entry) string {
 }
 
 func (a *app) printPrompt(store *audit.Store, hash string) error {
-	e, err := store.Get(hash)
+	e, err := store.Get(context.Background(), hash)
 	if err != nil {
 		return err
 	}

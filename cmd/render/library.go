@@ -21,6 +21,9 @@ func (a *app) library() (*engine.Library, error) {
 	if a.log {
 		opts = append(opts, engine.WithLogger(slog.New(slog.NewJSONHandler(a.stderr, nil))))
 	}
+	if a.ref != "" {
+		return a.libraryAt(a.ref, opts)
+	}
 	if a.templates != "" {
 		return engine.LoadDir(a.templates, opts...)
 	}
@@ -39,12 +42,6 @@ func (a *app) variant(name string) (*engine.Variant, error) {
 	return lib.Variant(name)
 }
 
-// searchWorkingCopy turns the search of useWorkingCopy on. The package's
-// tests turn it off, so that a command they run in cmd/render (a folder
-// of this repository, a working copy) uses the embedded library unless
-// the test says otherwise.
-var searchWorkingCopy = true
-
 // useWorkingCopy makes a command that loads a library use the working copy
 // the current directory is in when neither --templates nor
 // PROMPTSMITH_TEMPLATES names one: an author who edits templates and runs
@@ -53,8 +50,11 @@ var searchWorkingCopy = true
 // whose stderr tools read). The audit commands load no library and search
 // nothing.
 func (a *app) useWorkingCopy(cmd *cobra.Command) {
-	if a.templates != "" || !searchWorkingCopy {
+	if a.templates != "" || !a.searchWorkingCopy {
 		return
+	}
+	if f := cmd.Flags().Lookup("repo"); f != nil && (f.Value.String() != "" || os.Getenv(envName("repo")) != "") {
+		return // render serve --repo serves the repository's refs, never a working copy
 	}
 	for c := cmd; c != nil; c = c.Parent() {
 		if c.Name() == "audit" || c.Name() == "help" || c.Name() == "completion" {
@@ -74,7 +74,11 @@ func (a *app) useWorkingCopy(cmd *cobra.Command) {
 		a.templates = rel
 	}
 	a.workingCopyFound = true
-	if a.format != "json" { // under --format json, stderr is for tools: errors only
+	switch {
+	case a.format == "json": // under --format json, stderr is for tools: errors only
+	case a.ref != "":
+		a.say("using %s of the repository of the working copy at %s", a.ref, root)
+	default:
 		a.say("using the working copy at %s (give --templates to choose another)", root)
 	}
 }
@@ -109,6 +113,9 @@ func isWorkingCopy(dir string) bool {
 // testdata/golden lives: --templates DIR's (or the working copy's), else
 // the current directory.
 func (a *app) workingCopy() (*engine.Library, string, error) {
+	if a.ref != "" {
+		return nil, "", refNotHere()
+	}
 	lib, err := a.library()
 	if err != nil {
 		return nil, "", err

@@ -23,7 +23,7 @@ import (
 // fail prints err to stderr, as JSON under --format json, and returns the
 // exit status (exitCode).
 func (a *app) fail(err error) int {
-	e := engine.AsError(err).Bounded()
+	e := engine.AsError(a.atRef(err)).Bounded()
 	if a.format == "json" {
 		b, _ := json.MarshalIndent(map[string]any{"error": e}, "", "  ")
 		fmt.Fprintf(a.stderr, "%s\n", b)

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/tokens"
+)
+
+// diffReport is what render diff reports: --format json prints it as it
+// is, and markdown renders it for a pull request.
+type diffReport struct {
+	Base     *side  `json:"base"`
+	Head     *side  `json:"head"`
+	Encoding string `json:"encoding"`
+	// Compared counts the prompts of either side, Changed those that
+	// differ (changed, added or removed), all of them in Prompts.
+	Compared        int          `json:"compared"`
+	Changed         int          `json:"changed"`
+	Tokens          delta        `json:"tokens"` // over the prompts in Prompts
+	VariantsAdded   []string     `json:"variants_added"`
+	VariantsRemoved []string     `json:"variants_removed"`
+	Prompts         []promptDiff `json:"prompts"`
+}
+
+// delta is a count of tokens at both sides: 0 on a side without the
+// prompt or section.
+type delta struct {
+	Base  int `json:"base"`
+	Head  int `json:"head"`
+	Delta int `json:"delta"`
+}
+
+func newDelta(base, head int) delta { return delta{Base: base, Head: head, Delta: head - base} }
+
+// promptDiff is one prompt that differs between the sides.
+type promptDiff struct {
+	Variant  string        `json:"variant"`
+	Name     string        `json:"name"`   // the example's, or the input's file name without extension
+	Source   string        `json:"source"` // "example", or "input" (--inputs)
+	Status   string        `json:"status"` // "changed", "added" or "removed"
+	Tokens   delta         `json:"tokens"`
+	Sections []sectionDiff `json:"sections"` // those whose text differs
+	Diff     string        `json:"diff"`     // unified, base first
+}
+
+// sectionDiff is one section whose text differs.
+type sectionDiff struct {
+	Name   string `json:"name"`
+	Status string `json:"status"` // "changed", "added" or "removed"
+	delta
+}
+
+// rendered is a prompt as one side renders it; nil where the side has
+// no such prompt.
+type rendered struct {
+	text     string
+	sections []engine.Section
+	tokens   int
+}
+
+// compare renders every prompt of every variant at both sides. A variant
+// whose files both trees hold equal renders every prompt alike, and is
+// only counted.
+func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter *tokens.Counter) (*diffReport, error) {
+	r := &diffReport{Base: base, Head: head, VariantsAdded: []string{}, VariantsRemoved: []string{}, Prompts: []promptDiff{}}
+	names := slices.Sorted(slices.Values(slices.Concat(base.lib.Names(), head.lib.Names())))
+	names = slices.Compact(names)
+	for _, variant := range slices.Sorted(maps.Keys(inputs)) {
+		if !slices.Contains(names, variant) {
+			return nil, (&engine.Error{Kind: engine.KindUsage, Flag: "--inputs", Variant: variant,
+				Reason: fmt.Sprintf("inputs for %q, a variant neither %s nor %s has", variant, base.name(), head.name())}).
+				Hint("name each folder of --inputs for a variant: %s", strings.Join(names, ", "))
+		}
+	}
+	for _, variant := range names {
+		vb, err := base.variant(variant)
+		if err != nil {
+			return nil, err
+		}
+		vh, err := head.variant(variant)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case vb == nil:
+			r.VariantsAdded = append(r.VariantsAdded, variant)
+		case vh == nil:
+			r.VariantsRemoved = append(r.VariantsRemoved, variant)
+		}
+		examples := slices.Sorted(slices.Values(slices.Concat(examplesOf(vb), examplesOf(vh))))
+		examples = slices.Compact(examples)
+		if key := base.variantKey(variant); key != "" && key == head.variantKey(variant) {
+			r.Compared += len(examples) + len(inputs[variant])
+			continue
+		}
+		for _, ex := range examples {
+			pb, err := base.renderExample(a, vb, ex, counter)
+			if err != nil {
+				return nil, err
+			}
+			ph, err := head.renderExample(a, vh, ex, counter)
+			if err != nil {
+				return nil, err
+			}
+			r.add(variant, ex, "example", pb, ph)
+		}
+		for _, in := range inputs[variant] {
+			pb, err := base.render(a, vb, in.name, in.in, counter)
+			if err != nil {
+				return nil, err
+			}
+			ph, err := head.render(a, vh, in.name, in.in, counter)
+			if err != nil {
+				return nil, err
+			}
+			r.add(variant, in.name, "input", pb, ph)
+		}
+	}
+	r.Changed = len(r.Prompts)
+	for _, p := range r.Prompts {
+		r.Tokens = newDelta(r.Tokens.Base+p.Tokens.Base, r.Tokens.Head+p.Tokens.Head)
+	}
+	return r, nil
+}
+
+// variant returns the side's variant, nil when the side has none of the
+// name; an error names the side.
+func (s *side) variant(name string) (*engine.Variant, error) {
+	if !slices.Contains(s.lib.Names(), name) {
+		return nil, nil
+	}
+	v, err := s.lib.Variant(name)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	return v, nil
+}
+
+func examplesOf(v *engine.Variant) []string {
+	if v == nil {
+		return nil
+	}
+	return v.Examples()
+}
+
+// renderExample renders one of the variant's examples, nil when the side
+// has no such example.
+func (s *side) renderExample(a *app, v *engine.Variant, example string, counter *tokens.Counter) (*rendered, error) {
+	if v == nil || !slices.Contains(v.Examples(), example) {
+		return nil, nil
+	}
+	in, err := v.Example(example)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	return s.render(a, v, example, in, counter)
+}
+
+// render renders an input with tokens counted; nil without the variant.
+// A prompt that does not render, or fails a check, fails the diff, naming
+// the side, the variant and the input.
+func (s *side) render(a *app, v *engine.Variant, name string, in engine.Input, counter *tokens.Counter) (*rendered, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := v.Render(a.ctx, in, engine.CountTokens(counter))
+	if err != nil {
+		e := *engine.AsError(err)
+		if e.Variant == "" {
+			e.Variant = v.Name()
+		}
+		e.Reason = fmt.Sprintf("%s/%s does not render at %s: %s", v.Name(), name, s.name(), e.Reason)
+		return nil, &e
+	}
+	return &rendered{text: res.Text, sections: res.Sections, tokens: res.Tokens}, nil
+}
+
+// add records a prompt that differs between the sides.
+func (r *diffReport) add(variant, name, source string, base, head *rendered) {
+	r.Compared++
+	p := promptDiff{Variant: variant, Name: name, Source: source, Status: "changed", Sections: []sectionDiff{}}
+	var before, after string
+	switch {
+	case base == nil:
+		p.Status, base = "added", &rendered{}
+	case head == nil:
+		p.Status, head = "removed", &rendered{}
+	case base.text == head.text:
+		return
+	}
+	before, after = base.text, head.text
+	p.Tokens = newDelta(base.tokens, head.tokens)
+	p.Sections = sectionDiffs(base, head)
+	id := variant + "/" + name
+	p.Diff = udiff.Unified(r.Base.label()+":"+id, r.Head.label()+":"+id, before, after)
+	r.Prompts = append(r.Prompts, p)
+}
+
+// sectionDiffs lists the sections whose text differs: the head's in its
+// order, then those only the base has.
+func sectionDiffs(base, head *rendered) []sectionDiff {
+	type at struct {
+		text   string
+		tokens int
+	}
+	old := map[string]at{}
+	for _, s := range base.sections {
+		old[s.Name] = at{base.text[s.Start:s.End], s.Tokens}
+	}
+	out := []sectionDiff{}
+	seen := map[string]bool{}
+	for _, s := range head.sections {
+		seen[s.Name] = true
+		text := head.text[s.Start:s.End]
+		b, ok := old[s.Name]
+		switch {
+		case !ok:
+			out = append(out, sectionDiff{Name: s.Name, Status: "added", delta: newDelta(0, s.Tokens)})
+		case b.text != text:
+			out = append(out, sectionDiff{Name: s.Name, Status: "changed", delta: newDelta(b.tokens, s.Tokens)})
+		}
+	}
+	for _, s := range base.sections {
+		if !seen[s.Name] {
+			out = append(out, sectionDiff{Name: s.Name, Status: "removed", delta: newDelta(s.Tokens, 0)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,220 @@
+package gitlib
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/testrepo"
+)
+
+// history is a repository whose note variant says Hello at v1 and Hello
+// again at HEAD, with a line more.
+func history(t *testing.T) *testrepo.Repo {
+	r := testrepo.New(t)
+	r.CommitFiles("Add the library", testrepo.NoteLibrary())
+	r.Git("tag", "v1")
+	r.CommitFiles("Say more", map[string]string{"templates/note/head.md.tmpl": "# Note\n\n{{ .title }}\n\nSay more.\n"})
+	return r
+}
+
+func open(t *testing.T, dir string) *Repo {
+	t.Helper()
+	repo, err := Open(context.Background(), "", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+func renderAt(t *testing.T, repo *Repo, ref, variant, example string) string {
+	t.Helper()
+	ctx := context.Background()
+	tree, err := repo.Tree(ctx, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := tree.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := lib.Variant(variant)
+	if err != nil {
+		t.Fatal(tree.AtRef(err))
+	}
+	in, err := v.Example(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := v.Render(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Text
+}
+
+// TestLoadAtRefs: a tag and HEAD render what each commit holds, and what
+// the work tree holds, uncommitted, counts for neither.
+func TestLoadAtRefs(t *testing.T) {
+	r := history(t)
+	r.Write("templates/note/head.md.tmpl", "# Note\n\nNot committed.\n")
+	repo := open(t, r.Dir)
+	if got, want := renderAt(t, repo, "v1", "note", "basic"), "# Note\n\nHello\n\n- one\n- two\n"; got != want {
+		t.Errorf("at v1: %q, want %q", got, want)
+	}
+	if got, want := renderAt(t, repo, "HEAD", "note", "basic"), "# Note\n\nHello\n\nSay more.\n\n- one\n- two\n"; got != want {
+		t.Errorf("at HEAD: %q, want %q", got, want)
+	}
+	if got := renderAt(t, repo, "HEAD~1", "memo", "team"); got != "# Memo\n\nTo the team.\n" {
+		t.Errorf("memo at HEAD~1: %q", got)
+	}
+}
+
+// TestLibraryInAFolder: a working copy below the repository's top reads
+// the library from its folder of the tree, and errors name the files by
+// their paths in the tree.
+func TestLibraryInAFolder(t *testing.T) {
+	r := testrepo.New(t)
+	files := map[string]string{"README.md": "a project\n"}
+	for name, text := range testrepo.NoteLibrary() {
+		files["prompts/"+name] = text
+	}
+	r.CommitFiles("Add the library in a folder", files)
+	r.CommitFiles("Break memo", map[string]string{"prompts/templates/memo/prompt.yaml": "sections: [nothing]\n"})
+	repo := open(t, filepath.Join(r.Dir, "prompts"))
+	if got := renderAt(t, repo, "HEAD~1", "memo", "team"); got != "# Memo\n\nTo the team.\n" {
+		t.Errorf("memo: %q", got)
+	}
+	tree, err := repo.Tree(context.Background(), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := tree.Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lib.Variant("memo")
+	e := problem.As(tree.AtRef(err))
+	if e == nil || !strings.HasPrefix(e.Position, "prompts/templates/memo/") || !strings.HasPrefix(e.Reason, "at HEAD (commit ") {
+		t.Errorf("broken memo: %#v", e)
+	}
+}
+
+// TestRefErrors: a ref that names no commit, and a commit without a
+// library, are refused naming the ref; a broken variant's error names the
+// ref, the commit and the file at fault.
+func TestRefErrors(t *testing.T) {
+	r := testrepo.New(t)
+	r.CommitFiles("Start", map[string]string{"README.md": "nothing yet\n"})
+	r.Git("tag", "empty")
+	r.CommitFiles("Add the library", testrepo.NoteLibrary())
+	r.CommitFiles("Break note", map[string]string{"templates/note/prompt.yaml": "description: A note\nsections: [head, items, missing]\n"})
+	r.Git("tag", "broken")
+	repo := open(t, r.Dir)
+	ctx := context.Background()
+	for _, c := range []struct{ ref, want string }{
+		{"v9", `unknown ref "v9"`},
+		{"--output=x", `unknown ref "--output=x"`},
+		{"empty", "empty (commit "},
+	} {
+		_, err := repo.Tree(ctx, c.ref)
+		if e := problem.As(err); e == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, c.want) || len(e.Hints) == 0 {
+			t.Errorf("%s: %v", c.ref, err)
+		}
+	}
+	tree, err := repo.Tree(ctx, "broken")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, err := tree.Load(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lib.Variant("memo"); err != nil {
+		t.Errorf("memo does not load beside a broken note: %v", err)
+	}
+	_, err = lib.Variant("note")
+	e := problem.As(tree.AtRef(err))
+	if e == nil || e.Kind != problem.KindTemplate || !strings.HasPrefix(e.Position, "templates/note/prompt.yaml") ||
+		!strings.HasPrefix(e.Reason, "at broken (commit "+tree.Commit[:12]+"): ") ||
+		!strings.Contains(strings.Join(e.Hints, "\n"), "git show "+tree.Commit[:12]+":templates/note/prompt.yaml") {
+		t.Errorf("broken note: %#v", e)
+	}
+}
+
+// TestRepositoryProgramsDoNotRun: a repository whose configuration names
+// a filter for every file, an fsmonitor and a hook is read without
+// running any of them; plain git runs them, so the test tests something.
+func TestRepositoryProgramsDoNotRun(t *testing.T) {
+	r := testrepo.New(t)
+	files := testrepo.NoteLibrary()
+	files[".gitattributes"] = "* filter=evil diff=evil\n"
+	r.CommitFiles("Add the library", files)
+	marks := t.TempDir()
+	touch := func(name string) string { return "touch " + filepath.Join(marks, name) + " #" }
+	r.Git("config", "filter.evil.clean", touch("clean"))
+	r.Git("config", "filter.evil.smudge", touch("smudge"))
+	r.Git("config", "filter.evil.process", touch("process"))
+	r.Git("config", "diff.evil.textconv", touch("textconv"))
+	r.Git("config", "core.fsmonitor", touch("fsmonitor"))
+	os.WriteFile(filepath.Join(r.Dir, ".git", "hooks", "post-checkout"), []byte("#!/bin/sh\n"+touch("hook")+"\n"), 0o755)
+
+	if got := renderAt(t, open(t, r.Dir), "HEAD", "note", "bare"); got != "# Note\n\nBare\n" {
+		t.Errorf("note: %q", got)
+	}
+	if ran, _ := os.ReadDir(marks); len(ran) > 0 {
+		t.Fatalf("reading the library ran the repository's programs: %v", ran)
+	}
+	r.Write("templates/note/head.md.tmpl", "changed\n")
+	plain := exec.Command("git", "status", "--short")
+	plain.Dir = r.Dir
+	plain.Run() // the fsmonitor's answer is not what git expects: git fails, after running it
+	if ran, _ := os.ReadDir(marks); len(ran) == 0 {
+		t.Error("plain git status ran nothing: the test repository does not test anything")
+	}
+}
+
+// TestKeys: a variant whose files are equal at two commits has one key
+// there, and a Cache loads a library once for two refs of equal files.
+func TestKeys(t *testing.T) {
+	r := history(t)
+	r.Git("tag", "v2")
+	repo := open(t, r.Dir)
+	ctx := context.Background()
+	trees := map[string]*Tree{}
+	for _, ref := range []string{"v1", "v2", "HEAD"} {
+		tree, err := repo.Tree(ctx, ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees[ref] = tree
+	}
+	if trees["v1"].VariantKey("memo") != trees["v2"].VariantKey("memo") || trees["v1"].VariantKey("note") == trees["v2"].VariantKey("note") {
+		t.Error("variant keys do not follow the variants' files")
+	}
+	if trees["v1"].Key() == trees["v2"].Key() || trees["v2"].Key() != trees["HEAD"].Key() {
+		t.Error("library keys do not follow the library's files")
+	}
+	cache := NewCache(engine.WithLimits(engine.DefaultLimits()))
+	a, err := cache.Library(ctx, trees["v2"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := cache.Library(ctx, trees["HEAD"])
+	c, _ := cache.Library(ctx, trees["v1"])
+	if a != b || a == c {
+		t.Errorf("cache: v2 and HEAD share a library: %t; v1 has its own: %t", a == b, a != c)
+	}
+	if n := cache.Loads(); n != 2 {
+		t.Errorf("the cache loaded %d libraries for two distinct ones", n)
+	}
+	cache.Forget(func(key string) bool { return key == trees["v1"].Key() })
+	if d, _ := cache.Library(ctx, trees["HEAD"]); d == a {
+		t.Error("a forgotten library was served again")
+	}
+}

@@ -1,0 +1,91 @@
+package labels
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/problem"
+	"gopkg.in/yaml.v3"
+)
+
+// ReadFile reads a labels file, YAML of this form (labels in the
+// order the file lists them):
+//
+//	default: production
+//	labels:
+//	  production: refs/tags/prod
+//	  staging: refs/heads/main
+//
+// It is read node by node rather than into a struct so that every error
+// names the file and line at fault, a key given twice included (yaml.v3
+// keeps the last one silently when decoding into a node).
+func ReadFile(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, &problem.Error{Kind: problem.KindUsage, Flag: "--labels-file", Path: path,
+			Reason: fmt.Sprintf("cannot read the labels file %s: %v", path, err), Err: err}
+	}
+	return parseFile(path, data)
+}
+
+// parseFile reads a labels file's bytes; path names it in errors.
+func parseFile(path string, data []byte) (Config, error) {
+	at := func(line int) string { return path + ":" + strconv.Itoa(line) }
+	fail := func(line int, hint, format string, args ...any) (Config, error) {
+		return Config{}, &problem.Error{Kind: problem.KindUsage, Position: at(line),
+			Reason: fmt.Sprintf(format, args...), Hints: []string{hint}}
+	}
+	const form = "a labels file is YAML: labels: {production: refs/tags/prod, staging: refs/heads/main} and default: production"
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		line, reason := input.YAMLErrorLine(data, err) // the line that breaks it, not where its construct starts
+		return fail(max(line, 1), form, "the labels file is not YAML: %s", reason)
+	}
+	var cfg Config
+	if len(doc.Content) == 0 {
+		return cfg, nil // empty: no labels, which Config.Check says
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return fail(top.Line, form, "the labels file is not a mapping of labels: and default:")
+	}
+	seenTop := map[string]int{}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		key, val := top.Content[i], top.Content[i+1]
+		if prev, ok := seenTop[key.Value]; ok {
+			return fail(key.Line, "give each key once", "%s: is given twice (first at line %d)", key.Value, prev)
+		}
+		seenTop[key.Value] = key.Line
+		switch key.Value {
+		case "default":
+			if val.Kind != yaml.ScalarNode || val.Value == "" {
+				return fail(val.Line, "default: names one label, as production", "default: is not a label name")
+			}
+			cfg.Default, cfg.defaultAt = val.Value, at(val.Line)
+		case "labels":
+			if val.Kind != yaml.MappingNode {
+				return fail(val.Line, form, "labels: is not a mapping of names to refs")
+			}
+			seen := map[string]int{}
+			for j := 0; j+1 < len(val.Content); j += 2 {
+				name, ref := val.Content[j], val.Content[j+1]
+				if prev, ok := seen[name.Value]; ok {
+					return fail(name.Line, "give each label once", "label %q is given twice (first at line %d)", name.Value, prev)
+				}
+				seen[name.Value] = name.Line
+				if ref.Kind != yaml.ScalarNode {
+					return fail(ref.Line, form, "label %q: its ref is not a string", name.Value)
+				}
+				if err := checkPair(name.Value, ref.Value); err != nil {
+					return fail(name.Line, "a label is NAME: REF, a name of letters, digits, '.', '_' or '-', and a branch, tag or commit", "%s", err.Error())
+				}
+				cfg.Labels = append(cfg.Labels, Label{Name: name.Value, Ref: ref.Value})
+			}
+		default:
+			return fail(key.Line, form, "unknown key %s: a labels file holds labels: and default:", key.Value)
+		}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,104 @@
+package labels_test
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/labels"
+)
+
+// The note variant's basic example as each commit of history renders it.
+const (
+	helloV1   = "# Note\n\nHello\n\n- one\n- two\n"
+	helloMore = "# Note\n\nHello\n\nSay more.\n\n- one\n- two\n"
+)
+
+// history is a repository whose branch main has two commits, the first
+// tagged prod: production serves helloV1, staging helloMore.
+func history(t *testing.T) *testrepo.Repo {
+	t.Helper()
+	r := testrepo.New(t)
+	r.CommitFiles("Add the library", testrepo.NoteLibrary())
+	r.Git("branch", "-M", "main")
+	r.Git("tag", "prod")
+	r.CommitFiles("Say more", map[string]string{"templates/note/head.md.tmpl": "# Note\n\n{{ .title }}\n\nSay more.\n"})
+	return r
+}
+
+// twoLabels is production at the prod tag, staging at main, production
+// the default.
+func twoLabels() labels.Config {
+	return labels.Config{Default: "production", Labels: []labels.Label{
+		{Name: "production", Ref: "refs/tags/prod"}, {Name: "staging", Ref: "refs/heads/main"}}}
+}
+
+// clock is a fixed time that moves only when told, for LoadedAt and
+// CheckedAt.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+// open makes a registry of dir, failing the test when it cannot.
+func open(t *testing.T, dir string, cfg labels.Config, opts labels.Options) *labels.Registry {
+	t.Helper()
+	reg, err := labels.New(context.Background(), dir, cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// render renders the note variant's basic example from a snapshot.
+func render(snap labels.Snapshot) (string, error) {
+	v, err := snap.Library.Variant("note")
+	if err != nil {
+		return "", err
+	}
+	in, err := v.Example("basic")
+	if err != nil {
+		return "", err
+	}
+	res, err := v.Render(context.Background(), in)
+	if err != nil {
+		return "", err
+	}
+	return res.Text, nil
+}
+
+// mustRender is render for a label looked up now.
+func mustRender(t *testing.T, reg *labels.Registry, label string) string {
+	t.Helper()
+	snap, err := reg.Lookup(label, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := render(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return text
+}
+
+// revParse is the commit git says ref names.
+func revParse(t *testing.T, dir, ref string) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", dir, "rev-parse", ref+"^{commit}").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse %s: %v", ref, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// refresh refreshes, failing the test on a failing label.
+func refresh(t *testing.T, reg *labels.Registry) []labels.Outcome {
+	t.Helper()
+	out, err := reg.Refresh(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,156 @@
+package labels
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/gitlib"
+)
+
+// Options configure a Registry. The zero value is usable.
+type Options struct {
+	// Git is the git program, git from PATH when empty.
+	Git string
+	// Engine are the options every library is loaded with (limits, a
+	// logger); engine.Strict is added, since a label never serves a
+	// library one variant of which does not load.
+	Engine []engine.Option
+	// Now is the clock of LoadedAt and CheckedAt, time.Now when nil.
+	Now func() time.Time
+	// OnRefresh, when set, is told each label's outcome of every refresh,
+	// the first (in New) included, in label order, once the refresh is
+	// published: for the server's metrics and log. It runs while the
+	// refresh holds its turn, so it must not call Refresh.
+	OnRefresh func(Outcome)
+}
+
+// Registry serves a library per label from one repository. Lookups and
+// List are lock-free and safe for concurrent use with each other and
+// with Refresh, which takes its turn.
+type Registry struct {
+	repo      *gitlib.Repo
+	cfg       Config
+	cache     *gitlib.Cache
+	now       func() time.Time
+	onRefresh func(Outcome)
+	turn      chan struct{} // one refresh at a time, waited for with a context
+	table     atomic.Pointer[map[string]*entry]
+}
+
+// New opens the repository at dir (a working copy, whose library is at
+// its folder in the tree, or a bare repository) and loads every label's
+// library. It refuses to start when a label cannot be served, its ref
+// naming no commit or its commit's library not loading: there would be
+// no last good version to serve it from. The error names each such
+// label.
+func New(ctx context.Context, dir string, cfg Config, opts Options) (*Registry, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	repo, err := gitlib.Open(ctx, opts.Git, dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Registry{repo: repo, cfg: cfg, now: opts.Now, onRefresh: opts.OnRefresh, turn: make(chan struct{}, 1),
+		cache: gitlib.NewCache(append(append([]engine.Option(nil), opts.Engine...), engine.Strict())...)}
+	if r.now == nil {
+		r.now = time.Now
+	}
+	empty := map[string]*entry{}
+	r.table.Store(&empty)
+	outcomes, err := r.Refresh(ctx)
+	if ctx.Err() != nil {
+		return nil, err
+	}
+	for _, o := range outcomes {
+		if o.Err != nil {
+			return nil, startError(outcomes)
+		}
+	}
+	return r, nil
+}
+
+// startError is the error of labels that cannot be served at start: the
+// first's, with the others in Also, each naming its label.
+func startError(outcomes []Outcome) error {
+	var all []*problem.Error
+	for _, o := range outcomes {
+		if o.Err == nil {
+			continue
+		}
+		e := *problem.As(o.Err)
+		e.Reason = fmt.Sprintf("label %s (%s): %s", o.Label, o.Ref, e.Reason)
+		e.Hints = append(append([]string(nil), e.Hints...), "a label is served from start only when its ref names a commit whose library loads: fix the ref or the library, or leave the label out")
+		all = append(all, &e)
+	}
+	first := *all[0]
+	first.Also = append(append([]*problem.Error(nil), first.Also...), all[1:]...)
+	return &first
+}
+
+// Config is the configuration the registry serves.
+func (r *Registry) Config() Config { return r.cfg }
+
+// Default is the name of the label a request that names none gets.
+func (r *Registry) Default() string { return r.cfg.Default }
+
+// Lookup returns what a label serves now: the default label's when label
+// is empty. With library not empty (a full library hash, or a prefix of
+// one of 12 digits or more, as X-Promptsmith-Library gives it), the
+// label must serve that library: a pinned request fails with ErrConflict
+// rather than be rendered by another version.
+func (r *Registry) Lookup(label, library string) (Snapshot, error) {
+	name := label
+	if name == "" {
+		name = r.cfg.Default
+	}
+	e := (*r.table.Load())[name]
+	if e == nil {
+		err := &problem.Error{Kind: problem.KindUsage, Parameter: "label", Err: ErrUnknownLabel,
+			Reason: fmt.Sprintf("unknown label %q", label)}
+		names := r.cfg.Names()
+		if near := problem.Closest(label, names); near != "" {
+			err.Hint("did you mean %q?", near)
+		}
+		return Snapshot{}, err.Hint("the labels are: %s (GET /v1/libraries lists them with what each serves)", strings.Join(names, ", "))
+	}
+	if library != "" && !samePin(e.snap.Hash, library) {
+		return Snapshot{}, &problem.Error{Kind: problem.KindUsage, Parameter: "library", Err: ErrConflict,
+			Reason: fmt.Sprintf("label %s serves library %s (commit %s), not %s", name, short(e.snap.Hash), short(e.snap.Commit), library),
+			Hints: []string{"the label has moved since the library was pinned: pin the library it serves now, or leave library out to render with it",
+				"GET /v1/libraries says what each label serves"}}
+	}
+	return e.snap, nil
+}
+
+// samePin reports whether pin names the library hash: the hash itself,
+// or a prefix of it long enough not to name another by chance.
+func samePin(hash, pin string) bool {
+	pin = strings.ToLower(pin)
+	return pin == hash || len(pin) >= 12 && strings.HasPrefix(hash, pin)
+}
+
+// List is every label, sorted by name, with what it serves and its
+// status.
+func (r *Registry) List() []Status {
+	table := *r.table.Load()
+	out := make([]Status, 0, len(r.cfg.Labels))
+	for _, l := range r.cfg.Labels {
+		if e := table[l.Name]; e != nil {
+			out = append(out, e.status(r.cfg.Default))
+		}
+	}
+	return out
+}
+
+// Loads is how many libraries the registry has loaded: fewer than the
+// labels times their changes when labels share their files.
+func (r *Registry) Loads() int64 { return r.cache.Loads() }
+
+// short is a hash as the project shows it, its first 12 digits.
+func short(hash string) string { return hash[:min(len(hash), 12)] }

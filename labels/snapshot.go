@@ -1,0 +1,69 @@
+package labels
+
+import (
+	"time"
+
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/problem"
+)
+
+// Snapshot is the version a label served when it was looked up. It is a
+// value, and its library is immutable: a render holds on to it and
+// finishes on that version whatever a refresh does meanwhile.
+type Snapshot struct {
+	Label    string          // the label's name, the default's when none was asked for
+	Ref      string          // the ref the label follows
+	Commit   string          // the commit whose library this is (full hash)
+	Hash     string          // the library's hash, its Provenance().Library
+	LoadedAt time.Time       // when the label began serving this version
+	Library  *engine.Library // loaded and checked in full
+}
+
+// State says whether a label serves what its ref names now.
+type State string
+
+const (
+	// StateOK: the label serves the commit its ref names.
+	StateOK State = "ok"
+	// StateFailing: the ref names a commit (or nothing) the label cannot
+	// serve; it serves its last good version, and Status.Error says why.
+	StateFailing State = "failing"
+)
+
+// Status is one label as GET /v1/libraries lists it.
+type Status struct {
+	Label    string    `json:"label"`
+	Ref      string    `json:"ref"`
+	Default  bool      `json:"default"`
+	Commit   string    `json:"commit"`    // the commit served
+	Library  string    `json:"library"`   // the hash of the library served
+	LoadedAt time.Time `json:"loaded_at"` // when the label began serving it
+	// CheckedAt is when the ref was last read: a poller that stopped
+	// shows here.
+	CheckedAt time.Time `json:"checked_at"`
+	Status    State     `json:"status"`
+	// FailingCommit is the commit the ref names that could not be
+	// served, "" when the ref names no commit.
+	FailingCommit string         `json:"failing_commit,omitempty"`
+	Error         *problem.Error `json:"error,omitempty"`
+}
+
+// entry is one label's state in a published table. It is never changed
+// once published: a refresh makes a new one.
+type entry struct {
+	snap      Snapshot
+	key       string // gitlib key of the served library's files
+	checkedAt time.Time
+	err       *problem.Error // the last attempt's, nil when the label is ok
+	failing   string         // the commit err is about, "" for a ref that names none
+}
+
+// status is the entry as List gives it.
+func (e *entry) status(def string) Status {
+	s := Status{Label: e.snap.Label, Ref: e.snap.Ref, Default: e.snap.Label == def, Commit: e.snap.Commit,
+		Library: e.snap.Hash, LoadedAt: e.snap.LoadedAt, CheckedAt: e.checkedAt, Status: StateOK}
+	if e.err != nil {
+		s.Status, s.Error, s.FailingCommit = StateFailing, e.err, e.failing
+	}
+	return s
+}

@@ -1,0 +1,348 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/labels"
+	"github.com/promptsmith/promptsmith/server"
+)
+
+// The note variant's input, and its prompt at each commit of history.
+const (
+	noteInput = testrepo.NoteInput
+	helloV1   = testrepo.HelloV1
+	helloMore = testrepo.HelloMore
+)
+
+// history is testrepo.NoteHistory: production serves helloV1, staging
+// helloMore.
+func history(t *testing.T) *testrepo.Repo { return testrepo.NoteHistory(t) }
+
+// labelServer serves the repository at production (the prod tag, the
+// default) and staging (main), as render serve --repo wires it: every
+// refresh is told to the server, the first once it exists.
+func labelServer(t *testing.T, dir string) *server.Server {
+	t.Helper()
+	var (
+		srv   *server.Server
+		first []labels.Outcome
+	)
+	cfg := labels.Config{Default: "production", Labels: []labels.Label{
+		{Name: "production", Ref: "refs/tags/prod"}, {Name: "staging", Ref: "refs/heads/main"}}}
+	reg, err := labels.New(context.Background(), dir, cfg, labels.Options{OnRefresh: func(o labels.Outcome) {
+		if srv == nil {
+			first = append(first, o)
+			return
+		}
+		srv.LabelRefreshed(o)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := reg.Lookup("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv = server.New(snap.Library)
+	srv.Labels = reg
+	for _, o := range first {
+		srv.LabelRefreshed(o)
+	}
+	return srv
+}
+
+// revParse is the commit git says ref names.
+func revParse(t *testing.T, dir, ref string) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", dir, "rev-parse", ref+"^{commit}").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse %s: %v", ref, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// promptOf is the text of a render's answer.
+func promptOf(t *testing.T, body []byte) string {
+	t.Helper()
+	var res struct{ Text string }
+	if err := json.Unmarshal(body, &res); err != nil {
+		t.Fatalf("%v: %.300s", err, body)
+	}
+	return res.Text
+}
+
+// libraryList is the answer of GET /v1/libraries or POST /v1/reload.
+func libraryList(t *testing.T, body []byte) []labels.Status {
+	t.Helper()
+	var list []labels.Status
+	if err := json.Unmarshal(body, &list); err != nil {
+		t.Fatalf("%v: %.300s", err, body)
+	}
+	return list
+}
+
+// TestLabelsSideBySide: two labels served at once with different text,
+// picked by query or header, each answer naming its label and commit; a
+// pinned library that the label serves renders and one it does not is
+// 409; an unknown label 404; query and header naming different labels
+// 400. Every answer matches the OpenAPI document, which lists the label
+// endpoints, parameters and headers.
+func TestLabelsSideBySide(t *testing.T) {
+	r := history(t)
+	srv := labelServer(t, r.Dir)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	doc := fetchDoc(t, ts, "")
+	prod, main := revParse(t, r.Dir, "prod"), revParse(t, r.Dir, "main")
+
+	cases := []struct {
+		path, label string // label: the X-Promptsmith-Label header
+		want        string
+		label2      string
+		commit      string
+	}{
+		{"/v1/render/note", "", helloV1, "production", prod},
+		{"/v1/render/note?label=production", "", helloV1, "production", prod},
+		{"/v1/render/note?label=staging", "", helloMore, "staging", main},
+		{"/v1/render/note", "staging", helloMore, "staging", main},
+		{"/v1/render/note?label=staging", "staging", helloMore, "staging", main},
+	}
+	for _, c := range cases {
+		resp, body := call(t, ts, "POST", c.path, noteInput, "", "X-Promptsmith-Label", c.label)
+		if resp.StatusCode != 200 || promptOf(t, body) != c.want {
+			t.Errorf("%s (header %q): %d %.200s", c.path, c.label, resp.StatusCode, body)
+			continue
+		}
+		if l, cm := resp.Header.Get("X-Promptsmith-Label"), resp.Header.Get("X-Promptsmith-Commit"); l != c.label2 || cm != c.commit {
+			t.Errorf("%s (header %q): label %q commit %q, want %q %q", c.path, c.label, l, cm, c.label2, c.commit)
+		}
+		doc.check(t, "POST", c.path, resp, body)
+	}
+
+	staging := srv.Labels.List()[1]
+	errs := []struct {
+		method, path, header string
+		code                 int
+		parameter            string
+	}{
+		{"POST", "/v1/render/note?label=production&library=" + staging.Library, "", 409, "library"},
+		{"POST", "/v1/check/note?label=production&library=" + staging.Library[:12], "", 409, "library"},
+		{"POST", "/v1/render/note?label=nope", "", 404, "label"},
+		{"GET", "/v1/variants?label=nope", "", 404, "label"},
+		{"POST", "/v1/render/note?label=production", "staging", 400, "label"},
+		{"GET", "/v1/variants/note/schema?label=production", "staging", 400, "label"},
+		{"GET", "/v1/variants/note/examples/basic?label=production&library=" + staging.Library, "", 409, "library"},
+	}
+	for _, c := range errs {
+		resp, body := call(t, ts, c.method, c.path, noteInput, "", "X-Promptsmith-Label", c.header)
+		var e struct{ Error struct{ Parameter string } }
+		json.Unmarshal(body, &e)
+		if resp.StatusCode != c.code || e.Error.Parameter != c.parameter {
+			t.Errorf("%s %s: %d %.300s, want %d about %s", c.method, c.path, resp.StatusCode, body, c.code, c.parameter)
+			continue
+		}
+		doc.check(t, c.method, c.path, resp, body)
+	}
+	resp, body := call(t, ts, "POST", "/v1/render/note?label=staging&library="+staging.Library, noteInput, "")
+	if resp.StatusCode != 200 || promptOf(t, body) != helloMore {
+		t.Errorf("pinned to the library staging serves: %d %.200s", resp.StatusCode, body)
+	}
+
+	resp, body = call(t, ts, "GET", "/v1/libraries", "", "")
+	list := libraryList(t, body)
+	if resp.StatusCode != 200 || len(list) != 2 || list[0].Label != "production" || !list[0].Default || list[0].Commit != prod ||
+		list[1].Label != "staging" || list[1].Commit != main || list[1].Status != labels.StateOK {
+		t.Errorf("GET /v1/libraries: %d %s", resp.StatusCode, body)
+	}
+	doc.check(t, "GET", "/v1/libraries", resp, body)
+	for _, p := range []string{"/v1/libraries", "/v1/reload"} {
+		if doc.get("paths", p) == nil {
+			t.Errorf("the document lacks %s", p)
+		}
+	}
+	if doc.get("components", "responses", "Conflict") == nil || doc.get("components", "headers", "X-Promptsmith-Commit") == nil {
+		t.Error("the document lacks the 409 response or the commit header")
+	}
+}
+
+// TestNoLabels: without labels the label endpoints answer 404, are not
+// in the document, and answers carry no label headers.
+func TestNoLabels(t *testing.T) {
+	r := history(t)
+	srv := labelServer(t, r.Dir)
+	plain := server.New(srv.Library())
+	ts := httptest.NewServer(plain)
+	defer ts.Close()
+	doc := fetchDoc(t, ts, "")
+	for _, c := range [][2]string{{"GET", "/v1/libraries"}, {"POST", "/v1/reload"}} {
+		if resp, body := call(t, ts, c[0], c[1], "", ""); resp.StatusCode != 404 {
+			t.Errorf("%s %s without labels: %d %s", c[0], c[1], resp.StatusCode, body)
+		}
+		if doc.get("paths", c[1]) != nil {
+			t.Errorf("%s is in the document of a server without labels", c[1])
+		}
+	}
+	resp, _ := call(t, ts, "POST", "/v1/render/note?label=anything", noteInput, "")
+	if resp.StatusCode != 200 || resp.Header.Get("X-Promptsmith-Label") != "" || resp.Header.Get("X-Promptsmith-Commit") != "" {
+		t.Errorf("a render without labels: %d, label %q", resp.StatusCode, resp.Header.Get("X-Promptsmith-Label"))
+	}
+}
+
+// TestPromotion: moving the prod tag and POST /v1/reload promotes
+// staging's commit to production without a restart, while clients render
+// production all along: no request fails, and every answer's text is
+// the one its commit header names. A render in flight when the label
+// moves finishes on the version it started with. The reload is behind
+// the token.
+func TestPromotion(t *testing.T) {
+	r := history(t)
+	srv := labelServer(t, r.Dir)
+	srv.Token = "s3cret"
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	prod, main := revParse(t, r.Dir, "prod"), revParse(t, r.Dir, "main")
+	want := map[string]string{prod: helloV1, main: helloMore}
+
+	// One render held in its slot across the promotion.
+	hold, entered := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	server.SetSlotHook(srv, func() { once.Do(func() { close(entered); <-hold }) })
+	held := make(chan string, 1)
+	go func() {
+		resp, body := call(t, ts, "POST", "/v1/render/note?label=production", noteInput, "s3cret")
+		held <- resp.Header.Get("X-Promptsmith-Commit") + " " + promptOf(t, body)
+	}()
+	<-entered
+
+	stop := make(chan struct{})
+	var renders, after atomic.Int64
+	var promoted atomic.Bool
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				moved := promoted.Load()
+				resp, body := call(t, ts, "POST", "/v1/render/note", noteInput, "s3cret")
+				commit := resp.Header.Get("X-Promptsmith-Commit")
+				if resp.StatusCode != 200 || want[commit] == "" || promptOf(t, body) != want[commit] || moved && commit != main {
+					t.Errorf("a render during the promotion: %d, commit %s: %.200s", resp.StatusCode, commit, body)
+					return
+				}
+				renders.Add(1)
+				if moved {
+					after.Add(1)
+				}
+			}
+		})
+	}
+
+	if resp, _ := call(t, ts, "POST", "/v1/reload", "", ""); resp.StatusCode != 401 {
+		t.Errorf("POST /v1/reload without the token: %d", resp.StatusCode)
+	}
+	r.Git("tag", "-f", "prod", "main")
+	resp, body := call(t, ts, "POST", "/v1/reload", "", "s3cret")
+	if list := libraryList(t, body); resp.StatusCode != 200 || list[0].Commit != main || list[0].Status != labels.StateOK {
+		t.Fatalf("POST /v1/reload: %d %s", resp.StatusCode, body)
+	}
+	promoted.Store(true)
+	close(hold)
+	if got := <-held; got != prod+" "+helloV1 {
+		t.Errorf("the render in flight during the promotion answered %q, want the version it started with", got)
+	}
+	for after.Load() < 20 && !t.Failed() { // some renders after the promotion, however slow the machine
+		resp, body := call(t, ts, "POST", "/v1/render/note", noteInput, "s3cret")
+		if resp.StatusCode != 200 || promptOf(t, body) != helloMore {
+			t.Fatalf("production after the promotion: %d %.200s", resp.StatusCode, body)
+		}
+		after.Add(1)
+	}
+	close(stop)
+	wg.Wait()
+	if renders.Load() == 0 {
+		t.Error("no render ran during the promotion")
+	}
+	if v := scrape(t, ts, "s3cret")[`promptsmith_label_switches_total{label="production"}`]; v != "2" {
+		t.Errorf("production's switches: %q, want 2 (the first load and the promotion)", v)
+	}
+}
+
+// TestBrokenCommitServed: a commit whose library does not load leaves
+// its label on its last good version, listed failing with the commit and
+// the error, counted in promptsmith_label_failing; the other label and
+// /readyz are unaffected.
+func TestBrokenCommitServed(t *testing.T) {
+	r := history(t)
+	srv := labelServer(t, r.Dir)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	doc := fetchDoc(t, ts, "")
+	good := revParse(t, r.Dir, "main")
+	r.CommitFiles("Break memo", map[string]string{"templates/memo/memo.md.tmpl": "# Memo\n\nTo {{ .to }.\n"})
+	broken := revParse(t, r.Dir, "main")
+
+	resp, body := call(t, ts, "POST", "/v1/reload", "", "")
+	list := libraryList(t, body)
+	if resp.StatusCode != 200 || list[1].Status != labels.StateFailing || list[1].Commit != good || list[1].FailingCommit != broken ||
+		list[1].Error == nil || !strings.Contains(list[1].Error.Position, "templates/memo/memo.md.tmpl") || list[0].Status != labels.StateOK {
+		t.Fatalf("POST /v1/reload after a broken commit: %d %s", resp.StatusCode, body)
+	}
+	doc.check(t, "POST", "/v1/reload", resp, body)
+	_, body = call(t, ts, "GET", "/v1/libraries", "", "")
+	if l := libraryList(t, body); l[1].Status != labels.StateFailing {
+		t.Errorf("GET /v1/libraries: %s", body)
+	}
+	resp, body = call(t, ts, "POST", "/v1/render/note?label=staging", noteInput, "")
+	if resp.StatusCode != 200 || promptOf(t, body) != helloMore || resp.Header.Get("X-Promptsmith-Commit") != good {
+		t.Errorf("staging after a broken commit: %d %s %.200s", resp.StatusCode, resp.Header.Get("X-Promptsmith-Commit"), body)
+	}
+	if resp, body := call(t, ts, "GET", "/readyz", "", ""); resp.StatusCode != 200 {
+		t.Errorf("/readyz with a failing label: %d %s", resp.StatusCode, body)
+	}
+	m := scrape(t, ts, "")
+	if m[`promptsmith_label_failing{label="staging"}`] != "1" || m[`promptsmith_label_failing{label="production"}`] != "0" ||
+		m[`promptsmith_label_failures_total{label="staging"}`] != "1" {
+		t.Errorf("label metrics: failing %q/%q, failures %q", m[`promptsmith_label_failing{label="staging"}`],
+			m[`promptsmith_label_failing{label="production"}`], m[`promptsmith_label_failures_total{label="staging"}`])
+	}
+	call(t, ts, "POST", "/v1/reload", "", "") // the same broken commit: not counted again
+	if v := scrape(t, ts, "")[`promptsmith_label_failures_total{label="staging"}`]; v != "1" {
+		t.Errorf("failures after a second reload of the same broken commit: %q", v)
+	}
+
+	// A deleted tag: production stays, failing, counted once however
+	// many reloads find it so.
+	r.Git("tag", "-d", "prod")
+	call(t, ts, "POST", "/v1/reload", "", "")
+	resp, body = call(t, ts, "POST", "/v1/reload", "", "")
+	if l := libraryList(t, body); resp.StatusCode != 200 || l[0].Status != labels.StateFailing || l[0].FailingCommit != "" {
+		t.Errorf("after the prod tag was deleted: %s", body)
+	}
+	if resp, body := call(t, ts, "POST", "/v1/render/note", noteInput, ""); resp.StatusCode != 200 || promptOf(t, body) != helloV1 {
+		t.Errorf("production after its tag was deleted: %d %.200s", resp.StatusCode, body)
+	}
+	if v := scrape(t, ts, "")[`promptsmith_label_failures_total{label="production"}`]; v != "1" {
+		t.Errorf("failures after two reloads of a deleted tag: %q", v)
+	}
+}
+
+// TestOpenAPIForGeneratorsWithLabels: the document of a server with
+// labels, its label parameters, headers and endpoints included, holds
+// nothing code generators reject.
+func TestOpenAPIForGeneratorsWithLabels(t *testing.T) {
+	srv := labelServer(t, history(t).Dir)
+	srv.Token = "s3cret"
+	forGenerators(t, srv)
+}
