@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/gitlib"
 	"github.com/spf13/cobra"
 )
 
@@ -33,18 +34,25 @@ func main() {
 // with the default).
 const oneShotGCPercent = 400
 
-// run is main without the process: tests call it with their own streams.
+// run is main without the process: a command run from a folder of a
+// library working copy uses that copy.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &app{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr}
-	root := app.rootCommand()
+	a := &app{ctx: context.Background(), stdin: stdin, stdout: stdout, stderr: stderr, searchWorkingCopy: true}
+	return a.execute(args)
+}
+
+// execute runs the command args name with a's streams, and returns the
+// exit status.
+func (a *app) execute(args []string) int {
+	root := a.rootCommand()
 	root.SetArgs(args)
-	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
 	if err := root.Execute(); err != nil {
-		return app.fail(err)
+		return a.fail(err)
 	}
-	return app.exit
+	return a.exit
 }
 
 // app holds the streams and the flags every command shares.
@@ -64,6 +72,13 @@ type app struct {
 	// workingCopyFound: templates is the working copy the current
 	// directory is in, not a folder --templates named.
 	workingCopyFound bool
+	// searchWorkingCopy: with no --templates, look for the working copy
+	// the current directory is in (useWorkingCopy). The package's tests
+	// run in cmd/render, a folder of this repository, and leave it off
+	// unless they test the search.
+	searchWorkingCopy bool
+	ref               string       // --ref: render from this ref of the working copy's repository
+	refTree           *gitlib.Tree // the tree --ref loaded, named by errors of its variants
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -92,6 +107,7 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 	}
 	root.PersistentFlags().StringVar(&a.templates, "templates", os.Getenv("PROMPTSMITH_TEMPLATES"),
 		"library folder holding templates/ and schemas/ (default: the working copy the current directory is in, else the embedded library)")
+	root.PersistentFlags().StringVar(&a.ref, "ref", "", refUsage)
 	root.PersistentFlags().StringVar(&a.format, "format", "text", "output format: text or json")
 	root.PersistentFlags().BoolVar(&a.log, "log", false, "write JSON logs (log/slog) of each render to stderr")
 	root.PersistentFlags().StringVar(&a.audit, "audit", os.Getenv("PROMPTSMITH_AUDIT"),
@@ -118,6 +134,7 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 	}
 	root.AddCommand(a.listCommand(), a.checkCommand(), a.extractCommand(), a.examplesCommand(), a.schemaCommand(),
 		a.serveCommand(), a.auditCommand(), a.gatherCommand(), a.testCommand(), a.lintCommand(), a.newCommand())
-	root.AddCommand(a.versionCommand())
+	root.AddCommand(a.versionCommand(), a.lspCommand())
+	root.AddCommand(a.diffCommand())
 	return root
 }

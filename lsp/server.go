@@ -1,0 +1,314 @@
+// Package lsp is the language server behind render lsp: it brings what the
+// engine knows of a library (each variant's input schema, the function
+// catalog, the partials, the manifest and its checks) to the editor where
+// an author types. Diagnostics come from the unsaved buffers, through the
+// engine's own loading, lint and rendering, so that the editor says what
+// render lint and render test would.
+//
+// The protocol runs over one stream (stdin and stdout for render lsp);
+// the server logs only to the logger it is given, never to that stream.
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/promptsmith/promptsmith/engine"
+)
+
+// Options configures Serve.
+type Options struct {
+	// Root is the library folder to serve (holding templates/ and
+	// schemas/), or a folder above or below it. Empty: the workspace folder
+	// the editor names in initialize.
+	Root string
+	// Log receives what the server has to say (never the protocol's
+	// stream); nil discards it.
+	Log *slog.Logger
+	// Engine are options for every library the server loads (limits).
+	Engine []engine.Option
+}
+
+// Server is one editor's session: its open documents, the library they
+// make, and the diagnostics published for it.
+type Server struct {
+	opts Options
+	log  *slog.Logger
+	conn jsonrpc2.Conn
+
+	mu       sync.Mutex
+	root     string // the library folder; "" until known
+	fsRoot   *os.Root
+	docs     map[string]*document                        // open documents by library path
+	gen      int                                         // counts changes to the documents
+	snap     *snapshot                                   // the library of generation snap.gen, once loaded
+	good     map[string]goodVariant                      // each variant's last version that loaded
+	diags    map[string]map[string][]protocol.Diagnostic // variant ("" for the library) → path → diagnostics
+	shown    map[string]bool                             // paths published with diagnostics
+	pending  map[string]bool                             // variants to check again
+	wake     chan struct{}
+	exited   chan struct{} // closed when the client says exit
+	exitOnce sync.Once
+	shutdown bool
+}
+
+// Serve runs a server on r and w until the client says exit, r ends or
+// ctx is done. closer, when not nil, is closed at the end (what r reads
+// from, so that a pending read ends).
+func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opts Options) error {
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, log: log, docs: map[string]*document{},
+		diags: map[string]map[string][]protocol.Diagnostic{}, good: map[string]goodVariant{}, shown: map[string]bool{},
+		pending: map[string]bool{}, wake: make(chan struct{}, 1), exited: make(chan struct{})}
+	defer s.closeRoot()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.conn = jsonrpc2.NewConn(newStream(r, w, closer, log))
+	s.conn.Go(ctx, s.handler())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.checker(ctx)
+	}()
+	var err error
+	select {
+	case <-s.conn.Done():
+		err = s.conn.Err()
+	case <-s.exited:
+		s.conn.Close() // a read still waiting ends when closer closes what it reads
+	case <-ctx.Done():
+		s.conn.Close()
+	}
+	cancel()
+	<-done
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, os.ErrClosed) && !errors.Is(err, io.ErrClosedPipe) {
+		return err
+	}
+	return nil
+}
+
+// handler is the chain every message goes through: $/cancelRequest is
+// handled at once, the others one at a time in the order they came (an
+// edit before the completion that follows it), each in a goroutine of its
+// own so that a cancellation can reach one that runs.
+func (s *Server) handler() jsonrpc2.Handler {
+	inner, cancel := jsonrpc2.CancelHandler(jsonrpc2.AsyncHandler(s.handle))
+	return func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		if req.Method() != protocol.MethodCancelRequest {
+			return inner(ctx, reply, req)
+		}
+		var p struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(req.Params(), &p) == nil {
+			if n, err := strconv.ParseInt(string(p.ID), 10, 32); err == nil {
+				cancel(jsonrpc2.NewNumberID(int32(n)))
+			} else if str, err := strconv.Unquote(string(p.ID)); err == nil {
+				cancel(jsonrpc2.NewStringID(str))
+			}
+		}
+		return reply(ctx, nil, nil) // a notification: nothing is sent
+	}
+}
+
+// handle answers one message. It never fails the connection: a panic in a
+// feature is the server's bug, logged and answered with an internal error,
+// and the session goes on.
+func (s *Server) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) (err error) {
+	replied := false
+	answer := func(result any, err error) error {
+		if replied {
+			return nil
+		}
+		replied = true
+		if ctx.Err() != nil { // cancelled: whatever was computed is not the answer
+			if _, call := req.(*jsonrpc2.Call); call {
+				result, err = nil, jsonrpc2.NewError(jsonrpc2.Code(-32800), "request cancelled")
+			}
+		}
+		if werr := reply(context.WithoutCancel(ctx), result, err); werr != nil {
+			s.log.Debug("cannot reply", "method", req.Method(), "err", werr)
+		}
+		return nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("panic", "method", req.Method(), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			err = answer(nil, jsonrpc2.Errorf(jsonrpc2.InternalError, "internal error in %s: %v", req.Method(), r))
+		}
+	}()
+	result, ferr := s.dispatch(ctx, req)
+	if ferr != nil {
+		var rpcErr *jsonrpc2.Error
+		if !errors.As(ferr, &rpcErr) {
+			ferr = jsonrpc2.NewError(jsonrpc2.InternalError, ferr.Error())
+		}
+		s.log.Debug("request failed", "method", req.Method(), "err", ferr)
+	}
+	return answer(result, ferr)
+}
+
+// params decodes a request's parameters, or says they are invalid.
+func params(req jsonrpc2.Request, v any) error {
+	if err := json.Unmarshal(req.Params(), v); err != nil {
+		return jsonrpc2.Errorf(jsonrpc2.InvalidParams, "invalid params of %s: %v", req.Method(), err)
+	}
+	return nil
+}
+
+// dispatch runs the method; what it returns is the result of a call (a
+// notification's is dropped).
+func (s *Server) dispatch(ctx context.Context, req jsonrpc2.Request) (any, error) {
+	s.mu.Lock()
+	down := s.shutdown
+	s.mu.Unlock()
+	if down && req.Method() != protocol.MethodExit {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shut down")
+	}
+	switch req.Method() {
+	case protocol.MethodInitialize:
+		var p protocol.InitializeParams
+		if err := params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.initialize(&p), nil
+	case protocol.MethodInitialized:
+		s.recheck(s.variants()...)
+		return nil, nil
+	case protocol.MethodShutdown:
+		s.mu.Lock()
+		s.shutdown = true
+		s.mu.Unlock()
+		return nil, nil
+	case protocol.MethodExit:
+		s.exitOnce.Do(func() { close(s.exited) })
+		return nil, nil
+	case protocol.MethodTextDocumentDidOpen:
+		var p protocol.DidOpenTextDocumentParams
+		if err := params(req, &p); err != nil {
+			return nil, err
+		}
+		s.didOpen(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+		return nil, nil
+	case protocol.MethodTextDocumentDidChange:
+		var p struct {
+			TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+			ContentChanges []change                                 `json:"contentChanges"`
+		}
+		if err := params(req, &p); err != nil {
+			return nil, err
+		}
+		s.didChange(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges)
+		return nil, nil
+	case protocol.MethodTextDocumentDidClose:
+		var p protocol.DidCloseTextDocumentParams
+		if err := params(req, &p); err != nil {
+			return nil, err
+		}
+		s.didClose(p.TextDocument.URI)
+		return nil, nil
+	case protocol.MethodTextDocumentDidSave, protocol.MethodWorkspaceDidChangeWatchedFiles:
+		s.mu.Lock()
+		s.gen++ // files on disk changed: the library is read again
+		s.mu.Unlock()
+		s.recheck(s.variants()...)
+		return nil, nil
+	case protocol.MethodTextDocumentCompletion:
+		var p protocol.CompletionParams
+		if err := params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.completion(ctx, p.TextDocument.URI, p.Position)
+	case protocol.MethodTextDocumentHover:
+		var p protocol.HoverParams
+		if err := params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.hover(ctx, p.TextDocument.URI, p.Position)
+	case protocol.MethodTextDocumentDefinition:
+		var p protocol.DefinitionParams
+		if err := params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.definition(ctx, p.TextDocument.URI, p.Position)
+	case protocol.MethodTextDocumentDocumentSymbol:
+		var p protocol.DocumentSymbolParams
+		if err := params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.symbols(ctx, p.TextDocument.URI)
+	case protocol.MethodTextDocumentCodeLens:
+		var p protocol.CodeLensParams
+		if err := params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.codeLens(ctx, p.TextDocument.URI)
+	case protocol.MethodWorkspaceExecuteCommand:
+		var p protocol.ExecuteCommandParams
+		if err := params(req, &p); err != nil {
+			return nil, err
+		}
+		return s.executeCommand(ctx, &p)
+	}
+	if _, call := req.(*jsonrpc2.Call); call {
+		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", req.Method())
+	}
+	return nil, nil // an unknown notification ($/setTrace, ...) is ignored
+}
+
+// initialize finds the library and says what the server offers.
+func (s *Server) initialize(p *protocol.InitializeParams) *protocol.InitializeResult {
+	dir := s.opts.Root
+	if dir == "" {
+		for _, f := range p.WorkspaceFolders {
+			if d, ok := localPath(f.URI); ok {
+				dir = d
+				break
+			}
+		}
+	}
+	if dir == "" && p.RootURI != "" {
+		dir, _ = localPath(string(p.RootURI))
+	}
+	if dir == "" {
+		dir = p.RootPath // older clients send only this
+	}
+	if root, ok := findLibrary(dir); ok {
+		s.setRoot(root)
+		s.log.Info("serving the library", "root", root)
+	} else {
+		s.log.Warn("no library working copy (templates/ and schemas/) in or around the workspace", "folder", dir)
+	}
+	return &protocol.InitializeResult{
+		ServerInfo: &protocol.ServerInfo{Name: "promptsmith", Version: engine.Version()},
+		Capabilities: protocol.ServerCapabilities{
+			TextDocumentSync: &protocol.TextDocumentSyncOptions{
+				OpenClose: true,
+				Change:    protocol.TextDocumentSyncKindIncremental,
+				Save:      &protocol.SaveOptions{},
+			},
+			CompletionProvider: &protocol.CompletionOptions{
+				TriggerCharacters: []string{".", "$", "\"", ":"},
+			},
+			HoverProvider:          true,
+			DefinitionProvider:     true,
+			DocumentSymbolProvider: true,
+			CodeLensProvider:       &protocol.CodeLensOptions{},
+			ExecuteCommandProvider: &protocol.ExecuteCommandOptions{Commands: []string{commandRender}},
+		},
+	}
+}
