@@ -131,7 +131,7 @@ func (p *tiktokenPeer) count() (int, error) {
 // tiktoken's, in every encoding.
 func TestTokensMatchTiktoken(t *testing.T) {
 	text := tokenCorpus(t)
-	for _, enc := range tokens.Encodings {
+	for _, enc := range tokens.Encodings() {
 		peer := newTiktokenPeer(t, enc, text)
 		tc, err := tokens.New(enc)
 		if err != nil {

@@ -112,16 +112,18 @@ func auditKeyParam(*docBuilder) map[string]any {
 func auditEntryOp() operation {
 	return operation{summary: "A recorded prompt, with its text, ids and provenance, verified",
 		params:  []param{auditKeyParam},
-		replies: []reply{jsonReply(200, "The prompt as it was recorded.", typeOf[audit.Entry]()), ambiguousKey},
+		replies: []reply{jsonReply(200, "The prompt as it was recorded.", typeOf[audit.Entry]()), ambiguousKey()},
 		shared:  []int{404, 500, 503}}
 }
 
 func auditChainOp() operation {
 	return operation{summary: "A recorded prompt and each prompt it embeds, down to the root of its delegation chain",
 		params:  []param{auditKeyParam},
-		replies: []reply{jsonReply(200, "The chain from the prompt named to the root, each with its text.", typeOf[[]audit.Entry]()), ambiguousKey},
+		replies: []reply{jsonReply(200, "The chain from the prompt named to the root, each with its text.", typeOf[[]audit.Entry]()), ambiguousKey()},
 		shared:  []int{404, 500, 503}}
 }
 
 // ambiguousKey is the answer to a key that matches several prompts.
-var ambiguousKey = jsonReply(422, "The key matches several prompts: give more of the hash.", typeOf[errorBody]())
+func ambiguousKey() reply {
+	return jsonReply(422, "The key matches several prompts: give more of the hash.", typeOf[errorBody]())
+}

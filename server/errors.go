@@ -108,24 +108,29 @@ func relPosition(pos, variant string) string {
 	return ""
 }
 
-// statusOf gives the HTTP status of the problems with a request itself, by
-// the cause they wrap.
-var statusOf = []struct {
+// causeStatus is the HTTP status of a request's problem with that cause.
+type causeStatus struct {
 	cause error
 	code  int
-}{
-	{errUnauthorized, http.StatusUnauthorized},
-	{errForbidden, http.StatusForbidden},
-	{errNotFound, http.StatusNotFound},
-	{engine.ErrUnknownVariant, http.StatusNotFound},
-	{audit.ErrNotFound, http.StatusNotFound},
-	{labels.ErrUnknownLabel, http.StatusNotFound},
-	{labels.ErrConflict, http.StatusConflict},
-	{errMethod, http.StatusMethodNotAllowed},
-	{errSlowBody, http.StatusRequestTimeout},
-	{errTooLarge, http.StatusRequestEntityTooLarge},
-	{errMediaType, http.StatusUnsupportedMediaType},
-	{errMisdirected, http.StatusMisdirectedRequest},
+}
+
+// statusOf gives the HTTP status of the problems with a request itself, by
+// the cause they wrap.
+func statusOf() []causeStatus {
+	return []causeStatus{
+		{errUnauthorized, http.StatusUnauthorized},
+		{errForbidden, http.StatusForbidden},
+		{errNotFound, http.StatusNotFound},
+		{engine.ErrUnknownVariant, http.StatusNotFound},
+		{audit.ErrNotFound, http.StatusNotFound},
+		{labels.ErrUnknownLabel, http.StatusNotFound},
+		{labels.ErrConflict, http.StatusConflict},
+		{errMethod, http.StatusMethodNotAllowed},
+		{errSlowBody, http.StatusRequestTimeout},
+		{errTooLarge, http.StatusRequestEntityTooLarge},
+		{errMediaType, http.StatusUnsupportedMediaType},
+		{errMisdirected, http.StatusMisdirectedRequest},
+	}
 }
 
 // status maps an error to an HTTP status, the one place that does: the
@@ -133,7 +138,7 @@ var statusOf = []struct {
 // server that cannot take the request now 503.
 func status(err error) int {
 	e := engine.AsError(err)
-	for _, s := range statusOf {
+	for _, s := range statusOf() {
 		if errors.Is(e.Err, s.cause) { // the error's own cause: not one of the problems it lists
 			return s.code
 		}

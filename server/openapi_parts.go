@@ -161,7 +161,7 @@ func maxTokensParam(*docBuilder) map[string]any {
 func tokensParam(*docBuilder) map[string]any {
 	return map[string]any{"name": "tokens", "in": "query",
 		"description": "The encoding to count tokens with, the prompt's and each section's; max_tokens counts with it (the server's --tokens by default).",
-		"schema":      map[string]any{"type": "string", "enum": tokens.Encodings}}
+		"schema":      map[string]any{"type": "string", "enum": tokens.Encodings()}}
 }
 
 // queryParam is a query parameter of one route.

@@ -37,7 +37,7 @@ func (s *Server) tokenAsk(r *http.Request) (tokenAsk, error) {
 		}
 		if ask.enc == "" {
 			return tokenAsk{}, &engine.Error{Kind: engine.KindUsage, Parameter: "max_tokens", Reason: "a budget needs an encoding to count tokens with",
-				Hints: []string{"add &tokens=o200k_base (or " + strings.Join(tokens.Encodings, ", ") + ")"}}
+				Hints: []string{"add &tokens=o200k_base (or " + strings.Join(tokens.Encodings(), ", ") + ")"}}
 		}
 	}
 	if ask.enc == "" {

@@ -19,7 +19,9 @@ import (
 
 // tracePropagator reads the W3C trace context (traceparent, tracestate)
 // and baggage of a request.
-var tracePropagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+func tracePropagator() propagation.TextMapPropagator {
+	return propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
+}
 
 // requestSpan starts a request's span, the child of the traceparent it
 // carries; end ends it with its route and status.
@@ -27,7 +29,7 @@ func (s *Server) requestSpan(r *http.Request) (context.Context, func(route strin
 	if s.Tracer == nil {
 		return r.Context(), func(string, int) {}
 	}
-	ctx := tracePropagator.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+	ctx := tracePropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
 	ctx, span := s.Tracer.Start(ctx, r.Method, trace.WithSpanKind(trace.SpanKindServer),
 		trace.WithAttributes(attribute.String("http.request.method", r.Method), attribute.String("url.path", r.URL.Path),
 			attribute.String("promptsmith.request_id", RequestID(r.Context()))))

@@ -63,7 +63,7 @@ func texts(t testing.TB) []string {
 // encoding, on prompts and on random text with long pieces.
 func TestCountsAreTiktokens(t *testing.T) {
 	corpus := texts(t)
-	for _, encoding := range Encodings {
+	for _, encoding := range Encodings() {
 		t.Run(encoding, func(t *testing.T) {
 			c, err := New(encoding)
 			if err != nil {

@@ -85,7 +85,7 @@ type encodingUnderTest struct {
 
 func allEncodings(t testing.TB) []encodingUnderTest {
 	var out []encodingUnderTest
-	for _, enc := range Encodings {
+	for _, enc := range Encodings() {
 		c, err := New(enc)
 		if err != nil {
 			t.Fatal(err)

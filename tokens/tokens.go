@@ -29,8 +29,8 @@ import (
 	loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
-// Encodings are the names New accepts.
-var Encodings = []string{"cl100k_base", "o200k_base", "p50k_base", "r50k_base"}
+// Encodings are the names New accepts, sorted.
+func Encodings() []string { return []string{"cl100k_base", "o200k_base", "p50k_base", "r50k_base"} }
 
 // Counter counts tokens with one encoding. It is safe for concurrent use:
 // its ranks and tables are only read, and each count has its own scratch
@@ -47,7 +47,7 @@ type Counter struct {
 func New(encoding string) (*Counter, error) {
 	scan := scannerFor(encoding)
 	if scan == nil {
-		return nil, fmt.Errorf("unknown token encoding %q; the encodings are: %s", encoding, strings.Join(Encodings, ", "))
+		return nil, fmt.Errorf("unknown token encoding %q; the encodings are: %s", encoding, strings.Join(Encodings(), ", "))
 	}
 	all, err := loader.NewOfflineLoader().LoadTiktokenBpe(encoding + ".tiktoken")
 	if err != nil {

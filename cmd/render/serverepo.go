@@ -38,14 +38,14 @@ func (o *repoOptions) register(f *pflag.FlagSet) {
 }
 
 // repoFlags are the flags that mean something only with --repo.
-var repoFlags = []string{"label", "labels-file", "default-label", "poll-interval"}
+func repoFlags() []string { return []string{"label", "labels-file", "default-label", "poll-interval"} }
 
 // checkRepo refuses what cannot go with --repo, and the label flags
 // without it. changed says whether a flag was given (on the command line
 // or by its variable).
 func (a *app) checkRepo(o serveOptions, changed func(string) bool) error {
 	if o.repo.repo == "" {
-		for _, name := range repoFlags {
+		for _, name := range repoFlags() {
 			if changed(name) {
 				return usageError("--%s needs --repo PATH: labels are refs of a git repository", name)
 			}
