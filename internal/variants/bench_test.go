@@ -16,6 +16,7 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/funcs"
+	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/tokens"
 )
@@ -143,6 +144,19 @@ func bareData(b *testing.B, lib *engine.Library, input []byte, res *engine.Resul
 	fill(d, "may_delegate", false)
 	fill(data["reporting"].(map[string]any), "citations", "")
 	data["delegation_id"] = res.IDs["delegation_id"]
+	// What the engine gives every render of a variant with a budget: the
+	// count each unit left out, none here.
+	v, err := lib.Variant("delegation")
+	if err != nil {
+		b.Fatal(err)
+	}
+	omitted := map[string]any{}
+	for _, u := range v.Manifest().Budget {
+		if u.Kind() != manifest.UnitSection {
+			omitted[u.Name] = 0
+		}
+	}
+	data["budget"] = map[string]any{"omitted": omitted, "max_tokens": 0}
 	return data
 }
 
