@@ -35,6 +35,10 @@ type Library struct {
 	names      []string
 	opts       options
 	provenance Provenance
+	// schemaKey is the hash of every file under schemas/, part of each
+	// variant's key when the library shares variants; "" when it shares
+	// none.
+	schemaKey string
 }
 
 type options struct {
@@ -42,6 +46,7 @@ type options struct {
 	origin string
 	limits Limits
 	strict bool
+	share  *VariantShare
 }
 
 // Option configures Load.
@@ -85,6 +90,9 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 	}
 	lib.provenance = Provenance{Library: hash, Short: hash[:12], Version: Version()}
 	lib.files = files
+	if lib.opts.share != nil {
+		lib.schemaKey = schemaKey(fsys)
+	}
 	manifests, _ := fs.Glob(fsys, "templates/*/prompt.yaml")
 	if len(manifests) == 0 {
 		return nil, (&Error{Kind: KindUsage, Position: lib.label("templates"), Reason: "no variants found"}).
@@ -112,24 +120,31 @@ func (lib *Library) load(name string) {
 		return
 	}
 	lib.loaded[name] = true
-	dir := "templates/" + name
-	v, err := lib.loadVariant(lib.fsys, dir, lib.schemas)
-	if err == nil {
-		own := []string{"schemas/" + v.manifest.Schema + ".schema.json"}
-		for _, f := range lib.files {
-			if strings.HasPrefix(f, dir+"/") {
-				own = append(own, f)
-			}
-		}
-		if v.hash, err = hashFiles(lib.fsys, own); err != nil {
-			err = problem.Template(v.dir, "cannot read the variant: %v", err)
-		}
-	}
+	f, err := lib.filesOf("templates/" + name)
 	if err != nil {
 		lib.broken[name] = err
 		return
 	}
-	lib.variants[name] = v
+	lib.variants[name] = newVariant(lib, f)
+}
+
+// readVariant loads the variant in dir from the library's files, with
+// its hash.
+func (lib *Library) readVariant(dir string) (*variantFiles, error) {
+	f, err := lib.loadVariant(lib.fsys, dir, lib.schemas)
+	if err != nil {
+		return nil, err
+	}
+	own := []string{"schemas/" + f.manifest.Schema + ".schema.json"}
+	for _, file := range lib.files {
+		if strings.HasPrefix(file, dir+"/") {
+			own = append(own, file)
+		}
+	}
+	if f.hash, err = hashFiles(lib.fsys, own); err != nil {
+		return nil, problem.Template(f.dir, "cannot read the variant: %v", err)
+	}
+	return f, nil
 }
 
 // loadAll loads every variant: what tools that check the whole library
@@ -260,7 +275,7 @@ func (lib *Library) Fallback(prev *Library) *Library {
 	}
 	prev.loadAll()
 	out := &Library{fsys: lib.fsys, schemas: lib.schemas, files: lib.files, names: lib.names,
-		opts: lib.opts, provenance: lib.provenance,
+		opts: lib.opts, provenance: lib.provenance, schemaKey: lib.schemaKey,
 		loaded: maps.Clone(lib.loaded), variants: maps.Clone(lib.variants), broken: maps.Clone(lib.broken),
 		stale: map[string]bool{}}
 	for name := range out.broken {

@@ -20,19 +20,16 @@ import (
 
 // Variant is one prompt family: its manifest, parsed templates, compiled
 // schema and examples. It is immutable; its accessors return copies.
+//
+// What loading computed from the variant's files is in variantFiles, which
+// libraries holding the same files may share (ShareVariants); what belongs
+// to the library serving it (its options, provenance, the copies its
+// renders run) is here.
 type Variant struct {
-	lib      *Library
-	name     string
-	dir      string // "templates/<name>" as the author sees it, for error positions
-	manifest *manifest.Manifest
-	raw      []byte // prompt.yaml as written, for Manifest's copies
-	schema   *schema.Schema
-	tmpl     *template.Template
-	rules    *rules.Checker
-	examples map[string]Input
-	hash     string // see Provenance
-	// choiceFiles are the templates template_choice picks from, run on the whole input.
-	choiceFiles []string
+	*variantFiles
+	lib *Library
+	// rules is the library's own: it reads the SectionPaths cache below.
+	rules *rules.Checker
 	// sectionPaths caches the SectionPaths of the verbatim fields seen lately.
 	sectionPaths outline.PathCache
 	// free holds copies of the templates for renders to execute (execSet).
@@ -41,6 +38,36 @@ type Variant struct {
 	// textSize is the size of the last prompt rendered, less its verbatim
 	// fields: what the next render's output is sized to before it starts.
 	textSize atomic.Int64
+}
+
+// variantFiles is what loading a variant computes from its files and
+// nothing else: neither the Library nor its options are reachable from
+// it, so that one value serves every library whose files (and origin)
+// are the same. It never changes once loaded.
+type variantFiles struct {
+	name     string
+	dir      string // "templates/<name>" as the author sees it, for error positions
+	manifest *manifest.Manifest
+	raw      []byte // prompt.yaml as written, for Manifest's copies
+	schema   *schema.Schema
+	tmpl     *template.Template
+	examples map[string]Input
+	hash     string // see Provenance
+	// choices lists, per template_choice field, the values there are templates for.
+	choices map[string][]string
+	// choiceFiles are the templates template_choice picks from, run on the whole input.
+	choiceFiles []string
+	// key is the content key it is shared under (see VariantShare), "" when
+	// its library shares nothing.
+	key string
+}
+
+// newVariant makes lib's Variant of files loaded (or shared) for it.
+func newVariant(lib *Library, f *variantFiles) *Variant {
+	v := &Variant{variantFiles: f, lib: lib}
+	m := f.manifest
+	v.rules = &rules.Checker{Rules: m.Rules, Verbatim: m.Verbatim, Choices: f.choices, SectionPaths: v.paths}
+	return v
 }
 
 // paths gives the SectionPaths of a verbatim field's text, from the cache.

@@ -10,15 +10,16 @@ import (
 	"github.com/promptsmith/promptsmith/engine/funcs"
 	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/engine/problem"
-	"github.com/promptsmith/promptsmith/engine/rules"
 	"github.com/promptsmith/promptsmith/engine/schema"
 )
 
 // loadVariant reads the variant in the folder dir: its manifest, its
 // schema (compiled while its templates parse: they need nothing of each
 // other, and together they are most of what loading a variant costs), its
-// templates and its examples, and checks that they agree.
-func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*Variant, error) {
+// templates and its examples, and checks that they agree. What it returns
+// holds nothing of lib: lib only names its positions (label) and lends
+// its methods to the checks, through a Variant that is dropped after.
+func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*variantFiles, error) {
 	name := path.Base(dir)
 	mfile := lib.label(path.Join(dir, "prompt.yaml"))
 	data, err := fs.ReadFile(fsys, path.Join(dir, "prompt.yaml"))
@@ -32,7 +33,8 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*V
 	if m.Schema == "" {
 		m.Schema = name
 	}
-	v := &Variant{lib: lib, name: name, manifest: m, raw: data, dir: lib.label(dir), examples: map[string]Input{}}
+	f := &variantFiles{name: name, manifest: m, raw: data, dir: lib.label(dir), examples: map[string]Input{}}
+	v := &Variant{variantFiles: f, lib: lib}
 	type compiled struct {
 		sc  *schema.Schema
 		err error
@@ -42,7 +44,7 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*V
 		sc, err := schemas.Get(m.Schema)
 		done <- compiled{sc, err}
 	}()
-	files, sources, terr := v.parseTemplates(fsys, dir)
+	files, sources, terr := f.parseTemplates(fsys, dir, v)
 	c := <-done
 	if c.err != nil { // a schema error comes before a template error
 		return nil, c.err
@@ -51,29 +53,30 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*V
 		return nil, problem.Template(mfile, "schema %q not found", m.Schema).
 			Hint("add schemas/%s.schema.json, or name an existing schema with schema: in the manifest", m.Schema)
 	}
-	v.schema = c.sc
+	f.schema = c.sc
 	if terr != nil {
 		return nil, v.schemaHints(terr)
 	}
-	if err := v.readExamples(fsys, dir); err != nil {
+	if err := f.readExamples(fsys, dir, lib.label); err != nil {
 		return nil, err
 	}
-	choices, err := v.validateManifest(files, sources)
-	if err != nil {
+	if f.choices, err = f.validateManifest(files, sources); err != nil {
 		return nil, err
 	}
-	v.rules = &rules.Checker{Rules: m.Rules, Verbatim: m.Verbatim, Choices: choices, SectionPaths: v.paths}
-	return v, nil
+	return f, nil
 }
 
 // parseTemplates parses every *.tmpl file below the variant folder into one
 // set, named by its path inside the folder ("overview.md.tmpl",
 // "modes/code.md.tmpl"), and the manifest's conditions next to them. It
-// returns the files' names and sources, for validateManifest.
-func (v *Variant) parseTemplates(fsys fs.FS, dir string) ([]string, map[string]string, error) {
-	// These templates are parsed, never run: renders run copies (execSet).
-	env := &funcs.Env{Templates: func() *template.Template { return v.tmpl }}
-	t := template.New(v.name).Option("missingkey=error").Funcs(funcs.Map(env))
+// returns the files' names and sources, for validateManifest. v, a
+// Variant of f, says what does not parse (parseError); nothing kept
+// refers to it.
+func (f *variantFiles) parseTemplates(fsys fs.FS, dir string, v *Variant) ([]string, map[string]string, error) {
+	// These templates are parsed, never run: renders run copies (execSet),
+	// bound to the library that serves them. The functions here see f alone.
+	env := &funcs.Env{Templates: func() *template.Template { return f.tmpl }}
+	t := template.New(f.name).Option("missingkey=error").Funcs(funcs.Map(env))
 	var files []string
 	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -88,20 +91,20 @@ func (v *Variant) parseTemplates(fsys fs.FS, dir string) ([]string, map[string]s
 		return nil
 	})
 	if err != nil {
-		return nil, nil, problem.Template(v.dir, "cannot list templates: %v", err)
+		return nil, nil, problem.Template(f.dir, "cannot list templates: %v", err)
 	}
 	sources := map[string]string{}
-	for _, f := range files {
-		src, err := fs.ReadFile(fsys, path.Join(dir, f))
+	for _, file := range files {
+		src, err := fs.ReadFile(fsys, path.Join(dir, file))
 		if err != nil {
-			return nil, nil, problem.Template(v.dir+"/"+f, "cannot read template: %v", err)
+			return nil, nil, problem.Template(f.dir+"/"+file, "cannot read template: %v", err)
 		}
-		sources[f] = string(src)
-		if _, err := t.New(f).Parse(string(src)); err != nil {
-			return nil, nil, v.parseError(f, string(src), err)
+		sources[file] = string(src)
+		if _, err := t.New(file).Parse(string(src)); err != nil {
+			return nil, nil, v.parseError(file, string(src), err)
 		}
 	}
-	conds := [][]manifest.TextRule{v.manifest.Checks.Forbid, v.manifest.Checks.Require}
+	conds := [][]manifest.TextRule{f.manifest.Checks.Forbid, f.manifest.Checks.Require}
 	for k, kind := range []string{"forbid", "require"} {
 		for i, r := range conds[k] {
 			if r.When == "" {
@@ -112,7 +115,7 @@ func (v *Variant) parseTemplates(fsys fs.FS, dir string) ([]string, map[string]s
 			}
 		}
 	}
-	v.tmpl = t
+	f.tmpl = t
 	return files, sources, nil
 }
 
@@ -120,8 +123,9 @@ func conditionName(kind string, i int) string {
 	return fmt.Sprintf("prompt.yaml checks.%s[%d].when", kind, i)
 }
 
-// readExamples reads the inputs of the variant's examples folder.
-func (v *Variant) readExamples(fsys fs.FS, dir string) error {
+// readExamples reads the inputs of the variant's examples folder, named
+// by label as the library that loads them names its files.
+func (f *variantFiles) readExamples(fsys fs.FS, dir string, label func(string) string) error {
 	examples, _ := fs.Glob(fsys, path.Join(dir, "examples", "*"))
 	for _, ex := range examples {
 		ext := path.Ext(ex)
@@ -130,9 +134,9 @@ func (v *Variant) readExamples(fsys fs.FS, dir string) error {
 		}
 		b, err := fs.ReadFile(fsys, ex)
 		if err != nil {
-			return problem.Template(v.lib.label(ex), "cannot read example: %v", err)
+			return problem.Template(label(ex), "cannot read example: %v", err)
 		}
-		v.examples[strings.TrimSuffix(path.Base(ex), ext)] = Input{Name: v.lib.label(ex), Data: b}
+		f.examples[strings.TrimSuffix(path.Base(ex), ext)] = Input{Name: label(ex), Data: b}
 	}
 	return nil
 }

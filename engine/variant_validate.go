@@ -13,7 +13,7 @@ import (
 // (sections, partials, template_choice, budgeted sections) and the
 // examples (budget_examples). Each check names the manifest and says what
 // to change. It returns the values each template_choice field may take.
-func (v *Variant) validateManifest(files []string, sources map[string]string) (map[string][]string, error) {
+func (v *variantFiles) validateManifest(files []string, sources map[string]string) (map[string][]string, error) {
 	for _, check := range []func() error{
 		v.checkNamesAgainstSchema,
 		func() error { return v.checkBudget(sources) },
@@ -27,11 +27,11 @@ func (v *Variant) validateManifest(files []string, sources map[string]string) (m
 	return v.templateChoices(files)
 }
 
-func (v *Variant) manifestFile() string { return v.dir + "/prompt.yaml" }
+func (v *variantFiles) manifestFile() string { return v.dir + "/prompt.yaml" }
 
 // checkNamesAgainstSchema: ids do not shadow input fields, and what gather
 // and budget point at is declared.
-func (v *Variant) checkNamesAgainstSchema() error {
+func (v *variantFiles) checkNamesAgainstSchema() error {
 	m, mfile := v.manifest, v.manifestFile()
 	props := v.schema.Properties()
 	for _, id := range slices.Sorted(maps.Keys(m.IDs)) {
@@ -63,7 +63,7 @@ func (v *Variant) checkNamesAgainstSchema() error {
 
 // checkBudget: a budgeted section writes no required heading, which is
 // never cut.
-func (v *Variant) checkBudget(sources map[string]string) error {
+func (v *variantFiles) checkBudget(sources map[string]string) error {
 	for i, u := range v.manifest.Budget {
 		if u.Section == "" {
 			continue
@@ -81,7 +81,7 @@ func (v *Variant) checkBudget(sources map[string]string) error {
 
 // checkSections: every section has a template, and every template at the
 // top of the folder is a section or a partial (_name.tmpl).
-func (v *Variant) checkSections(files []string) error {
+func (v *variantFiles) checkSections(files []string) error {
 	for _, s := range v.manifest.Sections {
 		if v.tmpl.Lookup(s+".md.tmpl") == nil {
 			return problem.Template(v.manifestFile(), "section %q has no template", s).
@@ -99,7 +99,7 @@ func (v *Variant) checkSections(files []string) error {
 }
 
 // checkBudgetExamples: each names an example and a positive budget.
-func (v *Variant) checkBudgetExamples() error {
+func (v *variantFiles) checkBudgetExamples() error {
 	for i, be := range v.manifest.BudgetExamples {
 		if be.MaxTokens <= 0 {
 			return problem.Template(v.manifestFile(), "budget_examples[%d]: max_tokens must be a positive number of tokens", i)
@@ -114,7 +114,7 @@ func (v *Variant) checkBudgetExamples() error {
 
 // templateChoices finds the templates each template_choice picks from and
 // the values its field may take.
-func (v *Variant) templateChoices(files []string) (map[string][]string, error) {
+func (v *variantFiles) templateChoices(files []string) (map[string][]string, error) {
 	choices := map[string][]string{}
 	for i, c := range v.manifest.Rules.TemplateChoice {
 		prefix, suffix, ok := strings.Cut(c.Templates, "*")

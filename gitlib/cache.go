@@ -14,9 +14,11 @@ import (
 // such a commit loads nothing. Every library of a Cache is loaded with
 // the options it was made with. It is safe for concurrent use.
 //
-// Sharing is by library: two commits that differ in one variant load
-// twice. VariantKey tells which variants two trees hold equal (render
-// diff renders only the others).
+// Sharing here is by library: two commits that differ in one variant
+// load two libraries. Give the cache engine.ShareVariants for their
+// equal variants to load once (package labels does). VariantKey tells
+// which variants two trees hold equal (render diff renders only the
+// others).
 type Cache struct {
 	opts []engine.Option
 	mu   sync.Mutex

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
@@ -27,6 +28,9 @@ type Outcome struct {
 	// Loaded: a library was loaded for the label, rather than shared
 	// with another label (or version) holding the same files.
 	Loaded bool
+	// Parsed is how many variants that load parsed from their files: those
+	// equal in a library served already are not.
+	Parsed int64
 	// Err is why Commit is not served, nil when it is.
 	Err error
 }
@@ -63,10 +67,13 @@ func (r *Registry) Refresh(ctx context.Context) ([]Outcome, error) {
 	}
 	r.table.Store(&next)
 	served := map[string]bool{}
+	libs := make([]*engine.Library, 0, len(next))
 	for _, e := range next {
 		served[e.key] = true
+		libs = append(libs, e.snap.Library)
 	}
 	r.cache.Forget(func(key string) bool { return served[key] })
+	r.share.Retain(libs...) // the variants of libraries no label serves go with them
 	if r.onRefresh != nil {
 		for _, o := range outcomes {
 			r.onRefresh(o)
@@ -120,9 +127,9 @@ func (r *Registry) refreshLabel(ctx context.Context, l Label, old *entry) (*entr
 		return fail(commit, err)
 	}
 	o.Commit = tree.Commit // the ref may have moved since Resolve: this is what is read
-	before := r.cache.Loads()
+	before, parsed := r.cache.Loads(), r.share.Parsed()
 	lib, err := r.cache.Library(ctx, tree)
-	o.Loaded = r.cache.Loads() > before
+	o.Loaded, o.Parsed = r.cache.Loads() > before, r.share.Parsed()-parsed // exact: loads happen in a refresh, one at a time
 	if err != nil {
 		return fail(tree.Commit, err)
 	}

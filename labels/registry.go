@@ -36,6 +36,7 @@ type Registry struct {
 	repo      *gitlib.Repo
 	cfg       Config
 	cache     *gitlib.Cache
+	share     *engine.VariantShare // every library's variants, so that equal ones load once
 	now       func() time.Time
 	onRefresh func(Outcome)
 	turn      chan struct{} // one refresh at a time, waited for with a context
@@ -56,8 +57,9 @@ func New(ctx context.Context, dir string, cfg Config, opts Options) (*Registry, 
 	if err != nil {
 		return nil, err
 	}
-	r := &Registry{repo: repo, cfg: cfg, now: opts.Now, onRefresh: opts.OnRefresh, turn: make(chan struct{}, 1),
-		cache: gitlib.NewCache(append(append([]engine.Option(nil), opts.Engine...), engine.Strict())...)}
+	share := &engine.VariantShare{}
+	r := &Registry{repo: repo, cfg: cfg, now: opts.Now, onRefresh: opts.OnRefresh, turn: make(chan struct{}, 1), share: share,
+		cache: gitlib.NewCache(append(append([]engine.Option(nil), opts.Engine...), engine.Strict(), engine.ShareVariants(share))...)}
 	if r.now == nil {
 		r.now = time.Now
 	}
@@ -151,6 +153,11 @@ func (r *Registry) List() []Status {
 // Loads is how many libraries the registry has loaded: fewer than the
 // labels times their changes when labels share their files.
 func (r *Registry) Loads() int64 { return r.cache.Loads() }
+
+// VariantsParsed is how many variants the registry has loaded from their
+// files: a library loaded for a commit that differs from one served in a
+// single variant loads that variant alone.
+func (r *Registry) VariantsParsed() int64 { return r.share.Parsed() }
 
 // short is a hash as the project shows it, its first 12 digits.
 func short(hash string) string { return hash[:min(len(hash), 12)] }

@@ -153,6 +153,6 @@ func metricsOp() operation {
 			"promptsmith_renders_queued, promptsmith_request_body_bytes, promptsmith_request_bodies_waiting, promptsmith_audit_writes_total, promptsmith_audit_failures_total, " +
 			"promptsmith_library_reloads_total, promptsmith_library_reload_failures_total, " +
 			"promptsmith_library_info{library,library_short,version}, promptsmith_http_requests_total{route,code}, " +
-			"promptsmith_label_failing{label}, promptsmith_label_failures_total{label}, promptsmith_label_switches_total{label} (render serve --repo), and the Go runtime's and the process's.",
+			"promptsmith_label_failing{label}, promptsmith_label_failures_total{label}, promptsmith_label_switches_total{label}, promptsmith_label_variants_parsed_total{label} (render serve --repo), and the Go runtime's and the process's.",
 		replies: []reply{{code: 200, description: "The metrics, in the Prometheus text format.", media: "text/plain", body: text()}}}
 }

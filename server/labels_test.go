@@ -171,6 +171,12 @@ func TestLabelsSideBySide(t *testing.T) {
 	if doc.get("components", "responses", "Conflict") == nil || doc.get("components", "headers", "X-Promptsmith-Commit") == nil {
 		t.Error("the document lacks the 409 response or the commit header")
 	}
+	// staging's commit differs in note alone: memo, loaded for
+	// production, is not parsed again.
+	m := scrape(t, ts, "")
+	if p, s := m[`promptsmith_label_variants_parsed_total{label="production"}`], m[`promptsmith_label_variants_parsed_total{label="staging"}`]; p != "2" || s != "1" {
+		t.Errorf("variants parsed: production %q, staging %q, want 2 and 1", p, s)
+	}
 }
 
 // TestNoLabels: without labels the label endpoints answer 404, are not

@@ -60,10 +60,12 @@ type metrics struct {
 	// written, by route and status.
 	requestDuration *prometheus.HistogramVec
 	// The labels' (render serve --repo): whether each fails now, its
-	// failures and its switches to a new commit (LabelRefreshed).
+	// failures, its switches to a new commit and the variants its loads
+	// parsed (LabelRefreshed).
 	labelFailing  *prometheus.GaugeVec
 	labelFailures *prometheus.CounterVec
 	labelSwitches *prometheus.CounterVec
+	labelParsed   *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -149,10 +151,14 @@ func newMetrics() *metrics {
 			Name: "promptsmith_label_switches_total",
 			Help: "Times a label began serving a new commit, the first load included.",
 		}, []string{"label"}),
+		labelParsed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "promptsmith_label_variants_parsed_total",
+			Help: "Variants a label's loads parsed from their files; a variant equal in a library served already is not parsed again.",
+		}, []string{"label"}),
 	}
 	m.registry.MustRegister(m.renders, m.duration, m.wait, m.bytes, m.inFlight, m.queued, m.bodyBytes, m.bodiesWaiting,
 		m.auditWrites, m.auditFailures, m.auditDuration, m.reloads, m.reloadFailures, m.library, m.requests, m.requestDuration,
-		m.labelFailing, m.labelFailures, m.labelSwitches,
+		m.labelFailing, m.labelFailures, m.labelSwitches, m.labelParsed,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -164,8 +170,10 @@ func (m *metrics) serving(lib *engine.Library) {
 	m.library.WithLabelValues(p.Library, p.Short, p.Version).Set(1)
 }
 
-// labelInfo sets promptsmith_label_failing for the label of a refresh.
+// labelInfo sets promptsmith_label_failing for the label of a refresh,
+// and counts the variants it parsed.
 func (m *metrics) labelInfo(o labels.Outcome) {
+	m.labelParsed.WithLabelValues(o.Label).Add(float64(o.Parsed))
 	failing := 0.0
 	if o.Err != nil {
 		failing = 1
