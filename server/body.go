@@ -102,10 +102,10 @@ func (s *Server) body(w http.ResponseWriter, r *http.Request, kind bodyKind) ([]
 		s.metrics.bodyBytes.Sub(float64(n))
 	}
 	release := func() {
-		give(held)
-		if s.bodyHook != nil {
+		if s.bodyHook != nil { // before the room goes to a waiter, which counts itself in
 			s.bodyHook(-1)
 		}
+		give(held)
 	}
 	data, err := readBody(http.MaxBytesReader(w, r.Body, s.MaxBody), r.ContentLength)
 	if err != nil {
