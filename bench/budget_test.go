@@ -3,30 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/tokens"
 )
-
-// budgetInput is a space with 1,000 memories, of which the prompt shows
-// the 50 newest: fitted to 2,000 tokens, the fit cuts the oldest until
-// the shown ones must go too.
-func budgetInput() engine.Input {
-	var in strings.Builder
-	in.WriteString(`{"now": "2026-06-01T12:00:00Z", "agent": {"name": "Ops", "entityId": "ent-ops"},
-"space": {"name": "Ops", "members": [{"name": "Ops", "kind": "agent", "entityId": "ent-ops"}]},
-"trigger": {"type": "plan", "planName": "Review"}, "memories": [`)
-	for i := range 1000 {
-		if i > 0 {
-			in.WriteString(",")
-		}
-		fmt.Fprintf(&in, `{"content": "Memory %d: the deploy pipeline needed attention after the nightly build failed twice on the integration tests; a follow-up was filed with the owners of the build farm, who will report back by Friday with a root cause and a fix.", "updatedAt": "2026-%02d-%02dT09:00:00Z"}`, i, 1+i/28%12, 1+i%28)
-	}
-	in.WriteString("]}")
-	return engine.Input{Name: "budget", Data: []byte(in.String())}
-}
 
 // BenchmarkBudget fits the space prompt with 1,000 memories to 2,000 o200k
 // tokens (fit-2000), next to the plain render of the same input with its
@@ -38,7 +20,7 @@ func BenchmarkBudget(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	in := budgetInput()
+	in := fixture.SpaceWithManyMemories("budget")
 	plain := func() error {
 		res, err := lib.Render(context.Background(), "space", in, engine.CountTokens(tc))
 		if err == nil && res.Tokens == 0 {

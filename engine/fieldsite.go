@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/template/parse"
 
+	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
 )
 
@@ -140,13 +141,7 @@ type siteFinder struct {
 }
 
 func (f *siteFinder) lineOf(n parse.Node) int {
-	loc, _ := f.tree.ErrorContext(n)
-	parts := strings.Split(loc, ":")
-	if len(parts) < 3 {
-		return 0
-	}
-	l, _ := strconv.Atoi(parts[len(parts)-2])
-	return l
+	return problem.TemplateLine(f.tree, n)
 }
 
 func (f *siteFinder) list(l *parse.ListNode, s *siteScope) {

@@ -2,8 +2,6 @@ package gitlib
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,28 +153,16 @@ func TestRepositoryProgramsDoNotRun(t *testing.T) {
 	files := testrepo.NoteLibrary()
 	files[".gitattributes"] = "* filter=evil diff=evil\n"
 	r.CommitFiles("Add the library", files)
-	marks := t.TempDir()
-	touch := func(name string) string { return "touch " + filepath.Join(marks, name) + " #" }
-	r.Git("config", "filter.evil.clean", touch("clean"))
-	r.Git("config", "filter.evil.smudge", touch("smudge"))
-	r.Git("config", "filter.evil.process", touch("process"))
-	r.Git("config", "diff.evil.textconv", touch("textconv"))
-	r.Git("config", "core.fsmonitor", touch("fsmonitor"))
-	os.WriteFile(filepath.Join(r.Dir, ".git", "hooks", "post-checkout"), []byte("#!/bin/sh\n"+touch("hook")+"\n"), 0o755)
+	programs := r.Programs("post-checkout")
 
 	if got := renderAt(t, open(t, r.Dir), "HEAD", "note", "bare"); got != "# Note\n\nBare\n" {
 		t.Errorf("note: %q", got)
 	}
-	if ran, _ := os.ReadDir(marks); len(ran) > 0 {
+	if ran := programs.Ran(); len(ran) > 0 {
 		t.Fatalf("reading the library ran the repository's programs: %v", ran)
 	}
 	r.Write("templates/note/head.md.tmpl", "changed\n")
-	plain := exec.Command("git", "status", "--short")
-	plain.Dir = r.Dir
-	plain.Run() // the fsmonitor's answer is not what git expects: git fails, after running it
-	if ran, _ := os.ReadDir(marks); len(ran) == 0 {
-		t.Error("plain git status ran nothing: the test repository does not test anything")
-	}
+	programs.CheckPlainGitRuns()
 }
 
 // TestKeys: a variant whose files are equal at two commits has one key

@@ -54,10 +54,9 @@ func parseFile(path string, data []byte) (Config, error) {
 	seenTop := map[string]int{}
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		key, val := top.Content[i], top.Content[i+1]
-		if prev, ok := seenTop[key.Value]; ok {
-			return fail(key.Line, "give each key once", "%s: is given twice (first at line %d)", key.Value, prev)
+		if first := givenBefore(seenTop, key); first > 0 {
+			return fail(key.Line, "give each key once", "%s: is given twice (first at line %d)", key.Value, first)
 		}
-		seenTop[key.Value] = key.Line
 		switch key.Value {
 		case "default":
 			if val.Kind != yaml.ScalarNode || val.Value == "" {
@@ -71,10 +70,9 @@ func parseFile(path string, data []byte) (Config, error) {
 			seen := map[string]int{}
 			for j := 0; j+1 < len(val.Content); j += 2 {
 				name, ref := val.Content[j], val.Content[j+1]
-				if prev, ok := seen[name.Value]; ok {
-					return fail(name.Line, "give each label once", "label %q is given twice (first at line %d)", name.Value, prev)
+				if first := givenBefore(seen, name); first > 0 {
+					return fail(name.Line, "give each label once", "label %q is given twice (first at line %d)", name.Value, first)
 				}
-				seen[name.Value] = name.Line
 				if ref.Kind != yaml.ScalarNode {
 					return fail(ref.Line, form, "label %q: its ref is not a string", name.Value)
 				}
@@ -88,4 +86,15 @@ func parseFile(path string, data []byte) (Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// givenBefore is the line at which a key of a mapping was first given,
+// where key repeats it, or 0; seen holds the keys read so far, by name,
+// and takes key when it is new.
+func givenBefore(seen map[string]int, key *yaml.Node) int {
+	if first, ok := seen[key.Value]; ok {
+		return first
+	}
+	seen[key.Value] = key.Line
+	return 0
 }

@@ -2,8 +2,6 @@ package labels_test
 
 import (
 	"context"
-	"os/exec"
-	"strings"
 	"testing"
 	"time"
 
@@ -81,16 +79,6 @@ func mustRender(t *testing.T, reg *labels.Registry, label string) string {
 		t.Fatal(err)
 	}
 	return text
-}
-
-// revParse is the commit git says ref names.
-func revParse(t *testing.T, dir, ref string) string {
-	t.Helper()
-	out, err := exec.Command("git", "-C", dir, "rev-parse", ref+"^{commit}").Output()
-	if err != nil {
-		t.Fatalf("git rev-parse %s: %v", ref, err)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // refresh refreshes, failing the test on a failing label.

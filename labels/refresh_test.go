@@ -71,7 +71,7 @@ func TestRefreshUnderLoad(t *testing.T) {
 	if reg.Loads() != 7 {
 		t.Errorf("10 moves between two libraries: %d loads, want 7", reg.Loads())
 	}
-	if snap, _ := reg.Lookup("production", ""); snap.Commit != revParse(t, r.Dir, "main~1") {
+	if snap, _ := reg.Lookup("production", ""); snap.Commit != r.RevParse("main~1") {
 		t.Errorf("production ends at %s", snap.Commit)
 	}
 }
@@ -122,7 +122,7 @@ func TestPoll(t *testing.T) {
 		reg.Poll(ctx, time.Millisecond)
 	}()
 	r.Git("tag", "-f", "prod", "main")
-	main := revParse(t, r.Dir, "main")
+	main := r.RevParse("main")
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if snap, _ := reg.Lookup("production", ""); snap.Commit == main {

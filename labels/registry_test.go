@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -31,7 +30,7 @@ func TestTwoLabels(t *testing.T) {
 		t.Errorf("staging: %q", got)
 	}
 	snap, err := reg.Lookup("", "")
-	if err != nil || snap.Label != "production" || snap.Commit != revParse(t, r.Dir, "prod") {
+	if err != nil || snap.Label != "production" || snap.Commit != r.RevParse("prod") {
 		t.Errorf("default: %+v, %v", snap, err)
 	}
 	list := reg.List()
@@ -89,7 +88,7 @@ func TestMoveTag(t *testing.T) {
 		t.Errorf("outcomes: %+v", outcomes)
 	}
 	now, _ := reg.Lookup("production", "")
-	if now.Commit != revParse(t, r.Dir, "main") {
+	if now.Commit != r.RevParse("main") {
 		t.Errorf("production serves %s", now.Commit)
 	}
 
@@ -147,7 +146,7 @@ func TestBrokenCommit(t *testing.T) {
 	reg := open(t, r.Dir, twoLabels(), labels.Options{})
 	good, _ := reg.Lookup("staging", "")
 	r.CommitFiles("Break memo", map[string]string{"templates/memo/memo.md.tmpl": "# Memo\n\nTo {{ .to }.\n"})
-	broken := revParse(t, r.Dir, "main")
+	broken := r.RevParse("main")
 
 	outcomes, err := reg.Refresh(context.Background())
 	if e := problem.As(err); e == nil || !strings.Contains(e.Reason, "label staging (refs/heads/main) stays on commit "+good.Commit[:12]) {
@@ -180,7 +179,7 @@ func TestBrokenCommit(t *testing.T) {
 
 	r.CommitFiles("Fix memo", map[string]string{"templates/memo/memo.md.tmpl": "# Memo\n\nTo {{ .to }}.\n"})
 	refresh(t, reg)
-	if s := reg.List()[1]; s.Status != labels.StateOK || s.Error != nil || s.FailingCommit != "" || s.Commit != revParse(t, r.Dir, "main") {
+	if s := reg.List()[1]; s.Status != labels.StateOK || s.Error != nil || s.FailingCommit != "" || s.Commit != r.RevParse("main") {
 		t.Errorf("after the fix: %+v", s)
 	}
 }
@@ -234,14 +233,7 @@ func TestHostileRepository(t *testing.T) {
 	files[".gitattributes"] = "* filter=evil diff=evil\n"
 	r.CommitFiles("Add the library", files)
 	r.Git("tag", "prod")
-	marks := t.TempDir()
-	touch := func(name string) string { return "touch " + filepath.Join(marks, name) + " #" }
-	for key, name := range map[string]string{"filter.evil.clean": "clean", "filter.evil.smudge": "smudge",
-		"filter.evil.process": "process", "diff.evil.textconv": "textconv", "core.fsmonitor": "fsmonitor",
-		"alias.rev-parse": "alias"} {
-		r.Git("config", key, touch(name))
-	}
-	os.WriteFile(filepath.Join(r.Dir, ".git", "hooks", "reference-transaction"), []byte("#!/bin/sh\n"+touch("hook")+"\n"), 0o755)
+	programs := r.Programs("reference-transaction")
 	r.Write("templates/note/head.md.tmpl", "uncommitted\n") // what a clean filter would read
 
 	cfg := labels.Config{Default: "production", Labels: []labels.Label{{Name: "production", Ref: "prod"}}}
@@ -250,13 +242,8 @@ func TestHostileRepository(t *testing.T) {
 	if got := mustRender(t, reg, ""); got != helloV1 {
 		t.Errorf("production: %q", got)
 	}
-	if ran, _ := os.ReadDir(marks); len(ran) > 0 {
+	if ran := programs.Ran(); len(ran) > 0 {
 		t.Fatalf("serving the library ran the repository's programs: %v", ran)
 	}
-	plain := exec.Command("git", "status", "--short")
-	plain.Dir = r.Dir
-	plain.Run()
-	if ran, _ := os.ReadDir(marks); len(ran) == 0 {
-		t.Error("plain git status ran nothing: the test repository does not test anything")
-	}
+	programs.CheckPlainGitRuns()
 }

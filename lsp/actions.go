@@ -120,6 +120,24 @@ const (
 	tokComment                  // /* ... */
 )
 
+// punctuation is the kind of the token the one byte c makes, or -1 where c
+// does not make one alone.
+func punctuation(c byte) tokenKind {
+	switch c {
+	case '|':
+		return tokPipe
+	case '(':
+		return tokOpen
+	case ')':
+		return tokClose
+	case ',':
+		return tokComma
+	case '=':
+		return tokDeclare
+	}
+	return -1
+}
+
 // tokens splits the words of text[from:to].
 func tokens(text string, from, to int) []token {
 	var out []token
@@ -151,20 +169,8 @@ func tokens(text string, from, to int) []token {
 			}
 			out = append(out, token{tokNumber, s[i:end], i})
 			i = end
-		case c == '|':
-			out = append(out, token{tokPipe, "|", i})
-			i++
-		case c == '(':
-			out = append(out, token{tokOpen, "(", i})
-			i++
-		case c == ')':
-			out = append(out, token{tokClose, ")", i})
-			i++
-		case c == ',':
-			out = append(out, token{tokComma, ",", i})
-			i++
-		case c == '=':
-			out = append(out, token{tokDeclare, "=", i})
+		case punctuation(c) >= 0:
+			out = append(out, token{punctuation(c), s[i : i+1], i})
 			i++
 		case c == ':' && i+1 < len(s) && s[i+1] == '=':
 			out = append(out, token{tokDeclare, ":=", i})

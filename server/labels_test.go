@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,16 +58,6 @@ func labelServer(t *testing.T, dir string) *server.Server {
 	return srv
 }
 
-// revParse is the commit git says ref names.
-func revParse(t *testing.T, dir, ref string) string {
-	t.Helper()
-	out, err := exec.Command("git", "-C", dir, "rev-parse", ref+"^{commit}").Output()
-	if err != nil {
-		t.Fatalf("git rev-parse %s: %v", ref, err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
 // promptOf is the text of a render's answer.
 func promptOf(t *testing.T, body []byte) string {
 	t.Helper()
@@ -101,7 +90,7 @@ func TestLabelsSideBySide(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	doc := fetchDoc(t, ts, "")
-	prod, main := revParse(t, r.Dir, "prod"), revParse(t, r.Dir, "main")
+	prod, main := r.RevParse("prod"), r.RevParse("main")
 
 	cases := []struct {
 		path, label string // label: the X-Promptsmith-Label header
@@ -214,7 +203,7 @@ func TestPromotion(t *testing.T) {
 	srv.Token = "s3cret"
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	prod, main := revParse(t, r.Dir, "prod"), revParse(t, r.Dir, "main")
+	prod, main := r.RevParse("prod"), r.RevParse("main")
 	want := map[string]string{prod: helloV1, main: helloMore}
 
 	// One render held in its slot across the promotion.
@@ -295,9 +284,9 @@ func TestBrokenCommitServed(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	doc := fetchDoc(t, ts, "")
-	good := revParse(t, r.Dir, "main")
+	good := r.RevParse("main")
 	r.CommitFiles("Break memo", map[string]string{"templates/memo/memo.md.tmpl": "# Memo\n\nTo {{ .to }.\n"})
-	broken := revParse(t, r.Dir, "main")
+	broken := r.RevParse("main")
 
 	resp, body := call(t, ts, "POST", "/v1/reload", "", "")
 	list := libraryList(t, body)

@@ -35,6 +35,34 @@ func workingCopy(t *testing.T) string {
 	return dir
 }
 
+// loadWorkingCopy loads the library of the working copy dir, failing the
+// test where it does not load.
+func loadWorkingCopy(t *testing.T, dir string) *engine.Library {
+	t.Helper()
+	lib, err := engine.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib
+}
+
+// serveWorkingCopy serves lib as loaded from the working copy dir, whose
+// golden files it offers; the server closes when the test ends.
+func serveWorkingCopy(t *testing.T, lib *engine.Library, dir string) (*server.Server, *httptest.Server) {
+	srv := server.New(lib)
+	srv.WorkingCopy = dir
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return srv, ts
+}
+
+// crowdedExample is the text of the space variant's crowded example in the
+// working copy dir.
+func crowdedExample(dir string) []byte {
+	b, _ := os.ReadFile(filepath.Join(dir, "templates", "space", "examples", "crowded.yaml"))
+	return b
+}
+
 // TestPreviewEndpoints: lint, golden files and token budgets, each answer
 // validated against the OpenAPI document.
 func TestPreviewEndpoints(t *testing.T) {
@@ -44,16 +72,10 @@ func TestPreviewEndpoints(t *testing.T) {
 	b, _ := os.ReadFile(restricted)
 	os.WriteFile(restricted, []byte(strings.Replace(string(b), "# Delegation Overview", "# An Older Overview", 1)), 0o644)
 	os.Remove(filepath.Join(dir, "testdata", "golden", "delegation", "minimal.md"))
-	lib, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(lib)
-	srv.WorkingCopy = dir
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	lib := loadWorkingCopy(t, dir)
+	_, ts := serveWorkingCopy(t, lib, dir)
 	doc := fetchDoc(t, ts, "")
-	crowded, _ := os.ReadFile(filepath.Join(dir, "templates", "space", "examples", "crowded.yaml"))
+	crowded := crowdedExample(dir)
 
 	cases := []struct {
 		method, path, body string
@@ -183,10 +205,7 @@ func openStream(t *testing.T, base string, header ...string) (*http.Response, *b
 // streaming, so that a graceful shutdown does not wait for them.
 func TestEvents(t *testing.T) {
 	dir := workingCopy(t)
-	lib, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := loadWorkingCopy(t, dir)
 	srv := server.New(lib)
 	srv.MaxEventStreams = 2
 	ctx, stop := context.WithCancel(context.Background())
@@ -236,10 +255,7 @@ func TestEvents(t *testing.T) {
 	// variant served from its last good version; then a reload fails.
 	overview := filepath.Join(dir, "templates", "delegation", "overview.md.tmpl")
 	os.WriteFile(overview, []byte("{{ if .parent }}\n"), 0o644)
-	broken, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	broken := loadWorkingCopy(t, dir)
 	srv.Swap(broken.Fallback(lib))
 	e := readEvent(t, r)
 	v := decode(e)

@@ -3,36 +3,15 @@ package server_test
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http/httptest"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/promptsmith/promptsmith"
-	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
-
-// syncBuffer is a log destination the handlers of several requests share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestRequestLog: each request is logged once, as JSON, with the request
 // id the answer's X-Request-Id gives (the caller's own, when it sent a
@@ -41,15 +20,9 @@ func (s *syncBuffer) String() string {
 func TestRequestLog(t *testing.T) {
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
-	var out syncBuffer
+	var out fixture.SyncBuffer
 	srv.Logger = slog.New(slog.NewJSONHandler(&out, nil))
-	var fail atomic.Bool
-	srv.Audit = server.RecordHook(func(*engine.Variant, *engine.Result) error {
-		if fail.Load() {
-			return errors.New("disk full")
-		}
-		return nil
-	})
+	fail := auditFailsWhenSet(srv)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	ids := map[string]string{}

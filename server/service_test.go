@@ -44,18 +44,25 @@ func scrape(t *testing.T, ts *httptest.Server, token string) map[string]string {
 	return samples
 }
 
-// TestMetrics scrapes /metrics after renders of each outcome, audit writes
-// that succeed and fail, and reloads.
-func TestMetrics(t *testing.T) {
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
-	var fail atomic.Bool
+// auditFailsWhenSet gives srv an audit hook that fails ("disk full")
+// while the switch it returns is set, and succeeds while it is not.
+func auditFailsWhenSet(srv *server.Server) *atomic.Bool {
+	fail := new(atomic.Bool)
 	srv.Audit = server.RecordHook(func(*engine.Variant, *engine.Result) error {
 		if fail.Load() {
 			return errors.New("disk full")
 		}
 		return nil
 	})
+	return fail
+}
+
+// TestMetrics scrapes /metrics after renders of each outcome, audit writes
+// that succeed and fail, and reloads.
+func TestMetrics(t *testing.T) {
+	lib, _ := promptsmith.Library()
+	srv := server.New(lib)
+	fail := auditFailsWhenSet(srv)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	for range 3 {

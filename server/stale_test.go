@@ -28,23 +28,14 @@ type stale struct {
 // body's provenance; the healthy variants beside it are not marked.
 func TestStaleAnswers(t *testing.T) {
 	dir := workingCopy(t)
-	good, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(good)
-	srv.WorkingCopy = dir
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
-	crowded, _ := os.ReadFile(filepath.Join(dir, "templates", "space", "examples", "crowded.yaml"))
+	good := loadWorkingCopy(t, dir)
+	srv, ts := serveWorkingCopy(t, good, dir)
+	crowded := crowdedExample(dir)
 
 	overview := filepath.Join(dir, "templates", "delegation", "overview.md.tmpl")
 	fixed, _ := os.ReadFile(overview)
 	os.WriteFile(overview, []byte("{{ if .parent }}\n"), 0o644)
-	broken, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	broken := loadWorkingCopy(t, dir)
 	srv.Swap(broken.Fallback(good))
 	if broken.Provenance().Library == good.Provenance().Library {
 		t.Fatal("the broken edit did not change the library's hash")
@@ -175,10 +166,7 @@ func TestStaleAnswers(t *testing.T) {
 	// A second broken edit: the variant still comes from the library that
 	// last loaded it, two swaps back.
 	os.WriteFile(overview, []byte("{{ range .parent }}\n"), 0o644)
-	broken2, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	broken2 := loadWorkingCopy(t, dir)
 	srv.Swap(broken2.Fallback(srv.Library()))
 	a = send("POST", "/v1/render/delegation", input, 200)
 	isStale("render after a second broken edit", a, member(a.body, "stale"))
@@ -203,10 +191,7 @@ func TestStaleAnswers(t *testing.T) {
 
 	// Fixed: nothing is stale, and the new library made everything.
 	os.WriteFile(overview, fixed, 0o644)
-	again, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	again := loadWorkingCopy(t, dir)
 	srv.Swap(again.Fallback(srv.Library()))
 	a = send("POST", "/v1/render/delegation", input, 200)
 	if a.header != "" || a.body["stale"] != nil {
@@ -219,10 +204,7 @@ func TestStaleAnswers(t *testing.T) {
 // and reason on one line of printable ASCII, cut short; the body has it all.
 func TestStaleHeaderIsOneLineOfASCII(t *testing.T) {
 	dir := workingCopy(t)
-	good, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := loadWorkingCopy(t, dir)
 	srv := server.New(good)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()

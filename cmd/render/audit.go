@@ -66,6 +66,20 @@ func (a *app) openAudit(readOnly bool) (*audit.Store, error) {
 	return audit.Open(a.audit, opts...)
 }
 
+// withAuditStore opens the store --audit names read-only, with the key if
+// one is given, for use, and closes it after.
+func (a *app) withAuditStore(use func(store *audit.Store) error) error {
+	if a.audit == "" {
+		return usageError("name the audit store with --audit FILE (or a postgres:// URL) or PROMPTSMITH_AUDIT")
+	}
+	store, err := a.openAudit(true)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	return use(store)
+}
+
 // readAuditKey reads an audit key file: its bytes without the white space
 // around them, at least audit.MinKeySize of them. Errors name the flag or
 // variable (from) and not the path, which a mistaken setting could make
@@ -113,22 +127,9 @@ HMAC-SHA256 of each row, and a read refuses a row whose signature is missing or
 wrong: a writer without the key cannot forge a record that verifies. render
 audit verify checks the whole store.`,
 	}
-	// withStore opens the store read-only, with the key if one is given,
-	// for use.
-	withStore := func(use func(store *audit.Store) error) error {
-		if a.audit == "" {
-			return usageError("name the audit store with --audit FILE (or a postgres:// URL) or PROMPTSMITH_AUDIT")
-		}
-		store, err := a.openAudit(true)
-		if err != nil {
-			return err
-		}
-		defer store.Close()
-		return use(store)
-	}
 	// lookup opens the store and finds the prompt a command names.
 	lookup := func(key string, use func(store *audit.Store, hash string) error) error {
-		return withStore(func(store *audit.Store) error {
+		return a.withAuditStore(func(store *audit.Store) error {
 			hash, err := store.Resolve(context.Background(), key)
 			if err != nil {
 				return err
@@ -179,7 +180,7 @@ found, 2 when the store cannot be opened or read.`,
   render audit verify --audit 'postgres://render@db:5432/audit' --audit-key /run/secrets/audit.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withStore(func(store *audit.Store) error {
+			return a.withAuditStore(func(store *audit.Store) error {
 				rep, err := store.Verify(a.ctx)
 				if err != nil {
 					return err

@@ -128,28 +128,24 @@ func (a *app) reportLint(findings []lint.Finding) error {
 		b.WriteString(f.String())
 		b.WriteByte('\n')
 	}
-	// A section after findings is set apart by a blank line.
-	sep := func() {
+	// A section after findings is set apart by a blank line, and left out
+	// when it has none.
+	section := func(heading string, fs []lint.Finding) {
+		if len(fs) == 0 {
+			return
+		}
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-	}
-	if len(coverage) > 0 {
-		sep()
-		fmt.Fprintf(&b, "branches no example takes (add an example that takes each; render test --cover):\n")
-		for _, f := range coverage {
+		b.WriteString(heading)
+		b.WriteByte('\n')
+		for _, f := range fs {
 			b.WriteString(f.String())
 			b.WriteByte('\n')
 		}
 	}
-	if len(goldens) > 0 {
-		sep()
-		fmt.Fprintf(&b, "golden files (not lint errors: render test shows the diffs and fails on them, render test --update accepts them):\n")
-		for _, f := range goldens {
-			b.WriteString(f.String())
-			b.WriteByte('\n')
-		}
-	}
+	section("branches no example takes (add an example that takes each; render test --cover):", coverage)
+	section("golden files (not lint errors: render test shows the diffs and fails on them, render test --update accepts them):", goldens)
 	if errs == 0 {
 		fmt.Fprintf(&b, "lint: no errors (%d warning(s))", warnings)
 	} else {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // chromiumPath finds Debian's chromium. A test skips without it, but not
@@ -229,10 +231,10 @@ func (b *browser) waitView(what string, cond func(view) bool) view {
 // startInProcessServe runs render serve --templates dir --watch in-process, on a
 // free loopback port, until the test ends; it returns the server's URL and
 // what the command wrote on stderr.
-func startInProcessServe(t *testing.T, dir string) (string, *syncBuffer) {
+func startInProcessServe(t *testing.T, dir string) (string, *fixture.SyncBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	stderr := &syncBuffer{}
+	stderr := &fixture.SyncBuffer{}
 	a := &app{ctx: ctx, stdin: strings.NewReader(""), stdout: io.Discard, stderr: stderr}
 	root := a.rootCommand()
 	root.SetArgs([]string{"serve", "--addr", "127.0.0.1:0", "--templates", dir, "--watch"})

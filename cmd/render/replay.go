@@ -52,19 +52,13 @@ tree, never the work tree.`,
   render audit replay 3f2a9c1e7b40 --audit audit.db --ref main`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if a.audit == "" {
-				return usageError("name the audit store with --audit FILE (or a postgres:// URL) or PROMPTSMITH_AUDIT")
-			}
-			store, err := a.openAudit(true)
-			if err != nil {
-				return err
-			}
-			defer store.Close()
-			rep, err := a.replay(store, args[0], repo)
-			if err != nil {
-				return err
-			}
-			return a.printReplay(rep)
+			return a.withAuditStore(func(store *audit.Store) error {
+				rep, err := a.replay(store, args[0], repo)
+				if err != nil {
+					return err
+				}
+				return a.printReplay(rep)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&repo, "repo", "", "the git repository to read the commit from (default: the working copy's)")

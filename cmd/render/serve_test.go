@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,37 +15,19 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
-
-// syncBuffer is a bytes.Buffer the watcher goroutine and the test can share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestWatchReloads edits a working copy under a watching server: a good edit
 // is served, a broken one is reported and the last good library kept.
 func TestWatchReloads(t *testing.T) {
 	t.Parallel()
 	dir := copyLibrary(t)
-	var stderr syncBuffer
+	var stderr fixture.SyncBuffer
 	a := &app{stderr: &stderr, templates: dir}
 	lib, err := a.library()
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -50,7 +49,7 @@ func TestServeRepoReplay(t *testing.T) {
 
 func serveRepoReplay(t *testing.T, target string) {
 	repo := testrepo.NoteHistory(t)
-	prod := gitRev(t, repo.Dir, "prod")
+	prod := repo.RevParse("prod")
 	t.Setenv(labels.EnvVar, "staging=refs/heads/main")
 	t.Setenv(auditKeyEnv, "")
 	srv := startServe(t, "--repo", repo.Dir, "--label", "production=refs/tags/prod", "--default-label", "production",
@@ -132,19 +131,9 @@ func replayChecks(t *testing.T, target string, repo *testrepo.Repo, prod string)
 	}
 	r = runCLI(t, "", "audit", "replay", hash, "--audit", target, "--repo", repo.Dir, "--ref", "main", "--format", "json")
 	var rep replayReport
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 1 || rep.Identical || rep.Commit != gitRev(t, repo.Dir, "main") || rep.Diff == "" {
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != 1 || rep.Identical || rep.Commit != repo.RevParse("main") || rep.Diff == "" {
 		t.Errorf("replay --format json: exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
 	}
-}
-
-// gitRev is the commit git says ref names.
-func gitRev(t *testing.T, dir, ref string) string {
-	t.Helper()
-	out, err := exec.Command("git", "-C", dir, "rev-parse", ref+"^{commit}").Output()
-	if err != nil {
-		t.Fatalf("git rev-parse %s: %v", ref, err)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // TestServeRepoEnv: the flags of --repo take their PROMPTSMITH_

@@ -529,13 +529,7 @@ func (w *walker) misreadInput(pos string, dot value, names []string, s *scope) b
 
 // line is the line of node n in the template walked.
 func (w *walker) line(n parse.Node) int {
-	loc, _ := w.tree.ErrorContext(n)
-	parts := strings.Split(loc, ":")
-	if len(parts) < 3 {
-		return 0
-	}
-	l, _ := strconv.Atoi(parts[len(parts)-2])
-	return l
+	return problem.TemplateLine(w.tree, n)
 }
 
 // field steps from v into name, reporting a field the schema does not

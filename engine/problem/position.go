@@ -4,7 +4,20 @@ import (
 	"cmp"
 	"strconv"
 	"strings"
+	"text/template/parse"
 )
+
+// TemplateLine is the line of node n in the template tree, or 0 where
+// text/template gives none.
+func TemplateLine(tree *parse.Tree, n parse.Node) int {
+	loc, _ := tree.ErrorContext(n) // name:line:col
+	parts := strings.Split(loc, ":")
+	if len(parts) < 3 {
+		return 0
+	}
+	l, _ := strconv.Atoi(parts[len(parts)-2])
+	return l
+}
 
 // ComparePositions orders positions (file, file:line or file:line:col) as
 // they stand in the files: by file, then by line and column as numbers, so

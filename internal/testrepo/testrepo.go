@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -56,4 +57,14 @@ func (r *Repo) Commit(message string, files ...string) {
 	}
 	r.Git(names...)
 	r.Git("commit", "-q", "-m", message)
+}
+
+// RevParse is the commit git says ref names in the repository.
+func (r *Repo) RevParse(ref string) string {
+	r.t.Helper()
+	out, err := exec.Command("git", "-C", r.Dir, "rev-parse", ref+"^{commit}").Output()
+	if err != nil {
+		r.t.Fatalf("git rev-parse %s: %v", ref, err)
+	}
+	return strings.TrimSpace(string(out))
 }

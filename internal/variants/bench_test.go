@@ -194,18 +194,7 @@ func BenchmarkSpaceBudget(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var in strings.Builder
-	in.WriteString(`{"now": "2026-06-01T12:00:00Z", "agent": {"name": "Ops", "entityId": "ent-ops"},
-"space": {"name": "Ops", "members": [{"name": "Ops", "kind": "agent", "entityId": "ent-ops"}]},
-"trigger": {"type": "plan", "planName": "Review"}, "memories": [`)
-	for i := range 1000 {
-		if i > 0 {
-			in.WriteString(",")
-		}
-		fmt.Fprintf(&in, `{"content": "Memory %d: the deploy pipeline needed attention after the nightly build failed twice on the integration tests; a follow-up was filed with the owners of the build farm, who will report back by Friday with a root cause and a fix.", "updatedAt": "2026-%02d-%02dT09:00:00Z"}`, i, 1+i/28%12, 1+i%28)
-	}
-	in.WriteString("]}")
-	input := engine.Input{Name: "bench", Data: []byte(in.String())}
+	input := fixture.SpaceWithManyMemories("bench")
 	b.Run("plain", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
