@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/server"
 	"github.com/spf13/cobra"
@@ -193,11 +194,21 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 	}()
 	if a.audit != "" {
 		store, err := a.openAudit(false)
-		if err != nil {
+		switch {
+		case err == nil:
+			defer store.Close()
+			srv.Audit = store
+		case unreachable(err):
+			// The database does not answer yet: serve unready and open the
+			// store once it does (auditpending.go).
+			logger.Warn("the audit store does not answer: not ready until it does", "error", engine.AsError(err).Bounded().Error())
+			pending := &pendingAudit{open: func() (*audit.Store, error) { return a.openAudit(false) }, retry: time.Second,
+				opened: func() { logger.Info("the audit store answers: ready") }}
+			defer pending.Close()
+			srv.Audit = pending
+		default:
 			return err
 		}
-		defer store.Close()
-		srv.Audit = store
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
