@@ -132,7 +132,9 @@ func le64(s string) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
-// longestText is the longest string in a value.
+// longestText is the longest string in a value, the least of those as
+// long (byte order): the same whatever order a map gives its values, so
+// that the estimate, and the cut it guesses, never depend on it.
 func longestText(x any) string {
 	switch v := x.(type) {
 	case string:
@@ -140,21 +142,25 @@ func longestText(x any) string {
 	case map[string]any:
 		best := ""
 		for _, e := range v {
-			if s := longestText(e); len(s) > len(best) {
-				best = s
-			}
+			best = longer(best, longestText(e))
 		}
 		return best
 	case []any:
 		best := ""
 		for _, e := range v {
-			if s := longestText(e); len(s) > len(best) {
-				best = s
-			}
+			best = longer(best, longestText(e))
 		}
 		return best
 	}
 	return ""
+}
+
+// longer is the longer of a and b, the lesser when they are as long.
+func longer(a, b string) string {
+	if len(b) > len(a) || len(b) == len(a) && b < a {
+		return b
+	}
+	return a
 }
 
 // locateItems finds the items' keys in text, in one pass over the offsets

@@ -2,6 +2,8 @@ package gitlib
 
 import (
 	"context"
+	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -202,5 +204,37 @@ func TestKeys(t *testing.T) {
 	cache.Forget(func(key string) bool { return key == trees["v1"].Key() })
 	if d, _ := cache.Library(ctx, trees["HEAD"]); d == a {
 		t.Error("a forgotten library was served again")
+	}
+}
+
+// TestTreeWithTooManyFiles: a commit whose templates/ holds more files
+// than any library (here maxLibraryFiles+1 empty ones, made with git
+// mktree, no file written) is refused while it is listed, before a file
+// is read; the listing stops there.
+func TestTreeWithTooManyFiles(t *testing.T) {
+	r := history(t)
+	git := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=Test", "-c", "user.email=test@example.com"}, args...)...)
+		cmd.Dir, cmd.Stdin = r.Dir, strings.NewReader(stdin)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	empty := git("", "hash-object", "-w", "--stdin")
+	var many strings.Builder
+	fmt.Fprintf(&many, "100644 blob %s\tprompt.yaml\n", empty)
+	for i := range maxLibraryFiles {
+		fmt.Fprintf(&many, "100644 blob %s\tf%06d.md.tmpl\n", empty, i)
+	}
+	variant := git(many.String(), "mktree")
+	templates := git("040000 tree "+variant+"\tv\n", "mktree")
+	root := git("040000 tree "+templates+"\ttemplates\n", "mktree")
+	commit := git("", "commit-tree", root, "-m", "Many files")
+	_, err := open(t, r.Dir).Tree(context.Background(), commit)
+	if e := problem.As(err); err == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, fmt.Sprintf("more than %d files", maxLibraryFiles)) {
+		t.Errorf("a tree of %d files: %v", maxLibraryFiles+1, err)
 	}
 }

@@ -1,17 +1,18 @@
 package gitlib
 
 import (
-	"bytes"
+	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
-	"github.com/promptsmith/promptsmith/internal/gitsafe"
 )
 
 // Tree is the library of one commit, listed but not yet read.
@@ -37,23 +38,9 @@ func (r *Repo) Tree(ctx context.Context, ref string) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.git.Output(ctx, "--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", commit,
-		"--", r.prefix+"templates", r.prefix+"schemas")
-	if err != nil {
-		return nil, &problem.Error{Kind: problem.KindInternal, Path: r.dir,
-			Reason: fmt.Sprintf("cannot list the tree of %s (%s): %v%s", ref, commit, err, gitsafe.Stderr(err)), Err: err}
-	}
 	t := &Tree{Ref: ref, Commit: commit, repo: r}
-	for _, rec := range bytes.Split(bytes.TrimSuffix(out, []byte{0}), []byte{0}) {
-		// <mode> SP <type> SP <object> TAB <path>
-		meta, name, ok := strings.Cut(string(rec), "\t")
-		fields := strings.Fields(meta)
-		if !ok || len(fields) != 3 || fields[1] != "blob" || fields[0] == "120000" {
-			continue // a submodule (commit), a symbolic link
-		}
-		if rel, ok := strings.CutPrefix(name, r.prefix); ok {
-			t.blobs = append(t.blobs, blob{path: rel, id: fields[2]})
-		}
+	if err := r.list(ctx, commit, t); err != nil {
+		return nil, err
 	}
 	slices.SortFunc(t.blobs, func(a, b blob) int { return strings.Compare(a.path, b.path) })
 	if len(t.Variants()) == 0 {
@@ -101,6 +88,82 @@ func (t *Tree) key(keep func(string) bool) string {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// maxLibraryFiles bounds the files of one library's tree: listing and
+// reading a commit that holds more (a label's ref can be pushed by anyone
+// who can push) would cost memory and time for no library an author
+// writes.
+const maxLibraryFiles = 20000
+
+// list reads the files of the library in commit into t, streaming git
+// ls-tree's listing and stopping at maxLibraryFiles files or
+// maxLibraryBytes of them, before any is read.
+func (r *Repo) list(ctx context.Context, commit string, t *Tree) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // a refusal kills git
+	cmd := r.git.Command(ctx, "--literal-pathspecs", "ls-tree", "-r", "-z", "-l", "--full-tree", commit,
+		"--", r.prefix+"templates", r.prefix+"schemas")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	listErr := t.readListing(bufio.NewReader(stdout), r.prefix)
+	if listErr != nil {
+		cancel()
+	}
+	waitErr := cmd.Wait()
+	if listErr != nil {
+		return &problem.Error{Kind: problem.KindUsage, Path: r.dir,
+			Reason: fmt.Sprintf("the library of %s (%s) is refused: %v", t.Ref, short(commit), listErr),
+			Hints:  []string{"a library holds tens of files; check what the commit adds under templates/ and schemas/"}}
+	}
+	if waitErr != nil {
+		return &problem.Error{Kind: problem.KindInternal, Path: r.dir,
+			Reason: fmt.Sprintf("cannot list the tree of %s (%s): %v: %s", t.Ref, commit, waitErr, strings.TrimSpace(stderr.String())), Err: waitErr}
+	}
+	return nil
+}
+
+// readListing reads ls-tree -r -z -l's records, "<mode> SP <type> SP
+// <object> SP+ <size> TAB <path>" each, keeping the regular files under
+// prefix, within maxLibraryFiles files and maxLibraryBytes bytes.
+func (t *Tree) readListing(out *bufio.Reader, prefix string) error {
+	total := 0
+	for {
+		rec, err := out.ReadString(0)
+		if err == io.EOF && rec == "" {
+			return nil
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		meta, name, ok := strings.Cut(strings.TrimSuffix(rec, "\x00"), "\t")
+		fields := strings.Fields(meta)
+		if !ok || len(fields) != 4 || fields[1] != "blob" || fields[0] == "120000" {
+			continue // a submodule (commit), a symbolic link
+		}
+		rel, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			continue
+		}
+		size, serr := strconv.Atoi(fields[3])
+		if serr != nil || size < 0 {
+			return fmt.Errorf("git ls-tree gave %q as the size of %s", fields[3], name)
+		}
+		if len(t.blobs) == maxLibraryFiles {
+			return fmt.Errorf("it holds more than %d files under templates/ and schemas/", maxLibraryFiles)
+		}
+		if total += size; total > maxLibraryBytes {
+			return fmt.Errorf("its files under templates/ and schemas/ hold more than %d bytes", maxLibraryBytes)
+		}
+		t.blobs = append(t.blobs, blob{path: rel, id: fields[2]})
+	}
 }
 
 // short is a commit's hash as git log --oneline shows it.

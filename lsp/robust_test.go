@@ -264,3 +264,17 @@ func TestLspRenderCommandAndCodeLens(t *testing.T) {
 		t.Errorf("an unknown example: %v", err)
 	}
 }
+
+// TestLspSecondInitialize: the protocol allows one initialize; a second,
+// which would swap the library under the open documents, is refused, and
+// the server goes on serving the first.
+func TestLspSecondInitialize(t *testing.T) {
+	c := start(t, library(t))
+	err := c.call(protocol.MethodInitialize, protocol.InitializeParams{RootURI: protocol.DocumentURI(fileURI(t.TempDir()))}, nil)
+	var rpc *jsonrpc2.Error
+	if !errors.As(err, &rpc) || rpc.Code != jsonrpc2.InvalidRequest {
+		t.Fatalf("a second initialize: %v, want InvalidRequest", err)
+	}
+	c.open(goals)
+	c.diagnostics(goals, none)
+}

@@ -61,6 +61,8 @@ type Server struct {
 	exited   chan struct{} // closed when the client says exit
 	exitOnce sync.Once
 	shutdown bool
+	// initialized: initialize was answered; a second one is refused.
+	initialized bool
 }
 
 // Serve runs a server on r and w until the client says exit, r ends or
@@ -184,6 +186,13 @@ func (s *Server) dispatch(ctx context.Context, req jsonrpc2.Request) (any, error
 		var p protocol.InitializeParams
 		if err := params(req, &p); err != nil {
 			return nil, err
+		}
+		s.mu.Lock()
+		again := s.initialized
+		s.initialized = true
+		s.mu.Unlock()
+		if again { // the protocol allows one: a second would swap the library under the open documents
+			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is initialized already")
 		}
 		return s.initialize(&p), nil
 	case protocol.MethodInitialized:

@@ -204,7 +204,10 @@ var componentName = regexp.MustCompile(`[^A-Za-z0-9._-]`)
 // document, and keeps their references for the request bodies.
 func (d *docBuilder) addInputs() error {
 	for _, name := range d.lib.Names() {
-		v, _ := d.lib.Variant(name)
+		v, err := d.lib.Variant(name)
+		if err != nil {
+			continue // a variant that does not load has no input to describe; GET /v1/variants lists its error
+		}
 		dec := json.NewDecoder(bytes.NewReader(v.SchemaJSON()))
 		dec.UseNumber()
 		var schema map[string]any
@@ -216,7 +219,11 @@ func (d *docBuilder) addInputs() error {
 		if _, ok := schema["description"]; !ok {
 			schema["description"] = "The input of the " + name + " variant (GET /v1/variants/" + name + "/schema)."
 		}
-		for def, s := range forGenerators(schema, name) {
+		components, err := forGenerators(schema, name)
+		if err != nil {
+			return err
+		}
+		for def, s := range components {
 			if _, taken := d.schemas.components[def]; taken {
 				return fmt.Errorf("the schema of %s: components.schemas.%s is taken twice", name, def)
 			}

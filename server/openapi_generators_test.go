@@ -1,8 +1,13 @@
 package server_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -108,4 +113,65 @@ func forGenerators(t *testing.T, srv *server.Server) {
 func asMap(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
+}
+
+// TestOpenAPIComponentNamesCollide: two definitions of one schema whose
+// component names are one (a_b and aB), or a definition named as the
+// input's component, once overwrote each other in the document, which of
+// them depending on map order. The document is refused instead, naming
+// the definitions.
+func TestOpenAPIComponentNamesCollide(t *testing.T) {
+	for _, c := range []struct{ defs, want string }{
+		{`{"a_b": {"type": "string"}, "aB": {"type": "integer"}}`, "$defs/a_b would be components.schemas.spaceAB, which is $defs/aB already"},
+		{`{"input": {"type": "boolean"}}`, "$defs/input would be components.schemas.spaceInput, which is the input itself already"},
+	} {
+		dir := workingCopy(t)
+		file := filepath.Join(dir, "schemas", "space.schema.json")
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var schema map[string]json.RawMessage
+		if err := json.Unmarshal(b, &schema); err != nil {
+			t.Fatal(err)
+		}
+		defs := map[string]json.RawMessage{}
+		json.Unmarshal(schema["$defs"], &defs) // those it has, which its properties reference
+		json.Unmarshal([]byte(c.defs), &defs)
+		schema["$defs"], _ = json.Marshal(defs)
+		b, _ = json.Marshal(schema)
+		os.WriteFile(file, b, 0o644)
+		ts := httptest.NewServer(server.New(loadWorkingCopy(t, dir)))
+		for range 3 { // the same answer every time: no map order decides it
+			resp, err := http.Get(ts.URL + "/v1/openapi.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 500 || !strings.Contains(string(body), c.want) {
+				t.Errorf("%s: %d %s, want 500 saying %q", c.defs, resp.StatusCode, body, c.want)
+			}
+		}
+		ts.Close()
+	}
+}
+
+// TestOpenAPIWithABrokenVariant: a variant that does not load (served
+// without a last good version) made GET /v1/openapi.json panic on its
+// missing schema; the document now describes the variants that load.
+func TestOpenAPIWithABrokenVariant(t *testing.T) {
+	dir := workingCopy(t)
+	os.WriteFile(filepath.Join(dir, "schemas", "space.schema.json"), []byte("{ not json"), 0o644)
+	ts := httptest.NewServer(server.New(loadWorkingCopy(t, dir)))
+	defer ts.Close()
+	resp, err := http.Get(ts.URL + "/v1/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.Contains(string(body), `"spaceInput"`) || !strings.Contains(string(body), `"delegationInput"`) {
+		t.Errorf("%d, %.300s", resp.StatusCode, body)
+	}
 }

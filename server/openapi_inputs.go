@@ -1,6 +1,8 @@
 package server
 
 import (
+	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -28,21 +30,30 @@ import (
 // GET /v1/variants/{variant}/schema answers the schema as written.
 
 // forGenerators is the schema of variant's input as components: the
-// input itself (inputComponent) and each of its definitions.
-func forGenerators(schema map[string]any, variant string) map[string]any {
+// input itself (inputComponent) and each of its definitions. Two
+// definitions whose component names are one (a_b and aB), or a definition
+// named as the input's component, are refused: one would overwrite the
+// other in the document.
+func forGenerators(schema map[string]any, variant string) (map[string]any, error) {
 	input := inputComponent(variant)
 	names := map[string]string{} // "#/$defs/x" → the component of x
 	defs, _ := schema["$defs"].(map[string]any)
 	delete(schema, "$defs")
-	for def := range defs {
-		names["#/$defs/"+def] = componentName.ReplaceAllString(variant, "_") + typeNameOf(def)
+	owner := map[string]string{input: "the input itself"} // component → what it describes
+	for _, def := range slices.Sorted(maps.Keys(defs)) {
+		name := componentName.ReplaceAllString(variant, "_") + typeNameOf(def)
+		if other, taken := owner[name]; taken {
+			return nil, fmt.Errorf("the schema of %s: $defs/%s would be components.schemas.%s, which is %s already: rename the definition", variant, def, name, other)
+		}
+		owner[name] = "$defs/" + def
+		names["#/$defs/"+def] = name
 	}
 	out := map[string]any{input: generatorSchema(schema, input, names)}
 	for def, s := range defs {
 		name := names["#/$defs/"+def]
 		out[name] = generatorSchema(s, input, names)
 	}
-	return out
+	return out, nil
 }
 
 // generatorSchema rewrites one schema, and those it holds, as the comment

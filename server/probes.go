@@ -73,12 +73,22 @@ func (s *Server) ready(ctx context.Context) error {
 	if timeout <= 0 {
 		timeout = DefaultReadyTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if err := s.Audit.Ping(ctx); err != nil {
-		return &engine.Error{Kind: engine.KindUnavailable, Reason: "the audit store does not answer, so no render can be recorded", Err: err}
+	// One ping at a time, whose answer every probe waiting meanwhile
+	// takes; it runs to its own timeout whichever probe's client leaves.
+	answer := s.pings.DoChan("audit", func() (any, error) {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+		defer cancel()
+		return nil, s.Audit.Ping(ctx)
+	})
+	select {
+	case r := <-answer:
+		if r.Err != nil {
+			return &engine.Error{Kind: engine.KindUnavailable, Reason: "the audit store does not answer, so no render can be recorded", Err: r.Err}
+		}
+		return nil
+	case <-ctx.Done():
+		return &engine.Error{Kind: engine.KindUnavailable, Reason: "the probe ended before the audit store answered", Err: ctx.Err()}
 	}
-	return nil
 }
 
 func livezOp() operation {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -80,4 +83,66 @@ func TestProbes(t *testing.T) {
 	probe("/livez", 200)
 	probe("/readyz", 503)
 	probe("/healthz", 503)
+}
+
+// slowStore answers a ping once release is closed, counting the pings.
+type slowStore struct {
+	server.RecordHook
+	pings   *atomic.Int32
+	release chan struct{}
+}
+
+func (s slowStore) Ping(ctx context.Context) error {
+	s.pings.Add(1)
+	select {
+	case <-s.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TestProbesShareOnePing: /readyz needs no token, so a flood of probes
+// must not become a flood of database queries: the probes that arrive
+// while the store is asked wait for that one answer.
+func TestProbesShareOnePing(t *testing.T) {
+	lib, _ := promptsmith.Library()
+	srv := server.New(lib)
+	var pings atomic.Int32
+	store := slowStore{RecordHook: func(*engine.Variant, *engine.Result) error { return nil }, pings: &pings, release: make(chan struct{})}
+	srv.Audit = store
+	var arrived atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived.Add(1)
+		srv.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	const probes = 20
+	var started, answered sync.WaitGroup
+	codes := make(chan int, probes)
+	for range probes {
+		started.Add(1)
+		answered.Add(1)
+		go func() {
+			defer answered.Done()
+			started.Done()
+			resp, _ := call(t, ts, "GET", "/readyz", "", "")
+			codes <- resp.StatusCode
+		}()
+	}
+	started.Wait()
+	for arrived.Load() < probes || pings.Load() == 0 { // every probe is in, and one reached the store
+		runtime.Gosched()
+	}
+	close(store.release)
+	answered.Wait()
+	close(codes)
+	for code := range codes {
+		if code != 200 {
+			t.Errorf("a probe answered %d", code)
+		}
+	}
+	if n := pings.Load(); n >= probes {
+		t.Errorf("%d pings for %d probes that came together, want them shared", n, probes)
+	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"golang.org/x/sync/singleflight"
 	"log/slog"
 	"net/http"
 	"runtime"
@@ -100,6 +101,10 @@ type Server struct {
 	gen      atomic.Uint64
 	// draining is set from Drain on: /readyz answers 503.
 	draining atomic.Bool
+	// pings lets the probes that arrive while the audit store is asked
+	// share its answer: /readyz needs no token, and a flood of probes
+	// asks the database one question at a time.
+	pings singleflight.Group
 	// labelFailures holds, by label, the failure last told of it
 	// (LabelRefreshed), "" once it serves its ref again.
 	labelFailures sync.Map
