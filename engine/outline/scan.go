@@ -344,6 +344,8 @@ func htmlOpen(rest string, inParagraph bool) (block bool, marker string, known b
 	// the name, and any other character after it makes the line text.
 	t := strings.TrimLeft(after, " ")
 	switch {
+	case strings.ContainsAny(after, "\t\v\f"):
+		return false, "", false // white space other than a space, anywhere (<a \tb>): goldmark's regular expression says
 	case t != "" && len(t) < len(after) && (isLetter(t[0]) || t[0] == '_' || t[0] == ':'):
 		return false, "", false // attributes: goldmark's regular expression says
 	case len(after) > 0 && after[0] != ' ' && after[0] != '>' && after[0] != '/' && after[0] <= ' ':
