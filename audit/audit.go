@@ -387,6 +387,11 @@ func (s *Store) Get(ctx context.Context, hash string) (Entry, error) {
 	return *e, nil
 }
 
+// MaxChainBytes bounds the texts Chain returns together: each link holds
+// the one it embeds, so a deep chain's texts grow with the square of its
+// depth.
+const MaxChainBytes = 64 << 20
+
 // Chain returns the prompt at hash followed by the prompt it embeds, and so
 // on to the root: a delegation chain from the subagent up, each link with
 // its text, verified as Get verifies. Cost: the total length of the texts
@@ -397,6 +402,15 @@ func (s *Store) Chain(ctx context.Context, hash string) ([]Entry, error) {
 		return nil, err
 	}
 	links := t.chain(hash)
+	var total int64
+	for _, l := range links {
+		total += l.Size // verified: each row's size is the length of its text
+	}
+	if total > MaxChainBytes {
+		return nil, &problem.Error{Kind: problem.KindUsage, Path: s.where,
+			Reason: fmt.Sprintf("the chain of %.12s is %d prompts of %s in all, over the %s one answer holds", hash, len(links), problem.Size(int(min(total, 1<<40))), problem.Size(MaxChainBytes)),
+			Hints:  []string{"read the chain without its texts (Links; render audit chain), then each prompt alone (Get; render audit show; GET /v1/audit/{hash})"}}
+	}
 	texts := map[string]string{}
 	var ps []Problem
 	for i := len(links) - 1; i >= 0; i-- { // from the root up: each text reuses the one it embeds

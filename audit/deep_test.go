@@ -15,6 +15,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
+	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // writerEnv, when set to a database path, makes the test binary a writer
@@ -167,8 +168,21 @@ func TestTenThousandLevels(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		store := open(t, b.target)
 		hash := recordDelegation(t, store, res)
-		if links, err := store.Links(context.Background(), hash); err != nil || len(links) != depth+2 {
+		links, err := store.Links(context.Background(), hash)
+		if err != nil || len(links) != depth+2 {
 			t.Fatalf("%d links, %v", len(links), err)
+		}
+		// Each link's text holds the one it embeds: the chain's texts
+		// grow with the square of its depth, and Chain refuses more than
+		// MaxChainBytes of them before it builds any.
+		var total int64
+		for _, l := range links {
+			total += l.Size
+		}
+		chain, err := store.Chain(context.Background(), hash)
+		if e := problem.As(err); total > audit.MaxChainBytes && (err == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, "over the")) ||
+			total <= audit.MaxChainBytes && (err != nil || len(chain) != len(links)) {
+			t.Errorf("the chain of %d links, %d bytes of texts: %d links, %v", len(links), total, len(chain), err)
 		}
 		if e, err := store.Get(context.Background(), hash); err != nil || e.Text != res.Text {
 			t.Fatalf("read back: %v", err)

@@ -3,6 +3,7 @@ package gitlib
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -236,5 +237,20 @@ func TestTreeWithTooManyFiles(t *testing.T) {
 	_, err := open(t, r.Dir).Tree(context.Background(), commit)
 	if e := problem.As(err); err == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, fmt.Sprintf("more than %d files", maxLibraryFiles)) {
 		t.Errorf("a tree of %d files: %v", maxLibraryFiles+1, err)
+	}
+}
+
+// TestResolveInABrokenRepository: git failing to read the repository
+// (here its objects gone) is not reported as an unknown ref, which would
+// send the author looking for a typo, but as what git says.
+func TestResolveInABrokenRepository(t *testing.T) {
+	r := history(t)
+	repo := open(t, r.Dir)
+	if err := os.Rename(filepath.Join(r.Dir, ".git", "objects"), filepath.Join(r.Dir, ".git", "objects.gone")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := repo.Resolve(context.Background(), "v1")
+	if e := problem.As(err); err == nil || e.Kind != problem.KindInternal || strings.Contains(e.Reason, "unknown ref") || !strings.Contains(e.Reason, "not a git repository") {
+		t.Errorf("resolve in a repository without objects: %v", err)
 	}
 }

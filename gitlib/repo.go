@@ -68,11 +68,15 @@ func (r *Repo) Resolve(ctx context.Context, ref string) (string, error) {
 	}
 	out, err := r.git.Output(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
 	if err != nil {
+		// --verify --quiet says "no such commit" with status 1 and
+		// nothing on stderr; a repository git cannot read (corrupt,
+		// locked, owned by another user) fails otherwise, saying why.
 		var exit *exec.ExitError
-		if errors.As(err, &exit) {
+		if errors.As(err, &exit) && exit.ExitCode() == 1 && len(strings.TrimSpace(string(exit.Stderr))) == 0 {
 			return "", unknownRef(r.dir, ref)
 		}
-		return "", &problem.Error{Kind: problem.KindInternal, Path: r.dir, Reason: fmt.Sprintf("cannot run git: %v", err), Err: err}
+		return "", &problem.Error{Kind: problem.KindInternal, Path: r.dir,
+			Reason: fmt.Sprintf("git cannot resolve %q in the repository at %s: %v%s", ref, r.dir, err, gitsafe.Stderr(err)), Err: err}
 	}
 	return strings.TrimSpace(string(out)), nil
 }
