@@ -107,8 +107,10 @@ func (s *Server) Reload(ctx context.Context) error {
 	if s.Labels == nil {
 		return nil
 	}
-	_, err := s.Labels.Refresh(ctx)
-	return err
+	return s.reloads.do(ctx, func(ctx context.Context) error {
+		_, err := s.Labels.Refresh(ctx)
+		return err
+	})
 }
 
 // LabelRefreshed is the registry's OnRefresh (labels.Options): it counts

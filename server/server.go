@@ -105,6 +105,8 @@ type Server struct {
 	// share its answer: /readyz needs no token, and a flood of probes
 	// asks the database one question at a time.
 	pings singleflight.Group
+	// reloads coalesces the reloads asked while one runs (reloads.go).
+	reloads reloads
 	// labelFailures holds, by label, the failure last told of it
 	// (LabelRefreshed), "" once it serves its ref again.
 	labelFailures sync.Map
