@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -135,7 +136,7 @@ func variableItems(sc *scope, text string, start, off int) []protocol.Completion
 	items := []protocol.CompletionItem{{Label: "$", Kind: protocol.CompletionItemKindVariable, Detail: "the template's data",
 		TextEdit: &protocol.TextEdit{Range: rng, NewText: "$"}}}
 	for i := len(sc.frames) - 1; i >= 0; i-- {
-		for name := range sc.frames[i].vars {
+		for _, name := range slices.Sorted(maps.Keys(sc.frames[i].vars)) { // the same list every time
 			if !seen[name] {
 				seen[name] = true
 				items = append(items, protocol.CompletionItem{Label: name, Kind: protocol.CompletionItemKindVariable,

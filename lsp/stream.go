@@ -115,9 +115,14 @@ func (s *stream) frame() ([]byte, int64, error) {
 		s.answerMalformed(jsonrpc2.InvalidRequest, fmt.Sprintf("message of %d bytes is longer than the %d the server reads", length, maxMessage))
 		return nil, total, nil
 	}
-	data := make([]byte, length)
-	m, err := io.ReadFull(s.in, data)
-	return data, total + int64(m), err
+	// The buffer grows as the bytes come, from at most 64 KiB: a header
+	// that announces 128 MiB costs nothing until they arrive.
+	buf := bytes.NewBuffer(make([]byte, 0, min(length, 64<<10)))
+	m, err := io.CopyN(buf, s.in, length)
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF // as io.ReadFull says a message cut short
+	}
+	return buf.Bytes(), total + m, err
 }
 
 // line reads a header line without its line break. A line longer than the
