@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/tokens"
 )
 
@@ -72,10 +73,7 @@ func newTiktokenPeer(tb testing.TB, encoding, text string) *tiktokenPeer {
 	}
 	node, err := exec.LookPath("node")
 	if _, serr := os.Stat(filepath.Join(modules, "tiktoken")); err != nil || serr != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("the tiktoken peer needs node and npm's tiktoken in %s (.ci/run installs them)", modules)
-		}
-		tb.Skipf("no node or npm's tiktoken in %s: .ci/run installs them", modules)
+		fixture.Missing(tb, "the tiktoken peer needs node and npm's tiktoken in "+modules)
 	}
 	file := filepath.Join(tb.TempDir(), "text")
 	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // pgCluster is a PostgreSQL cluster of the test's own, run from Debian's
@@ -28,10 +30,7 @@ func newPGCluster(t *testing.T) *pgCluster {
 	t.Helper()
 	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb")
 	if len(bins) == 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("PostgreSQL's server binaries are missing (Debian's postgresql)")
-		}
-		t.Skip("PostgreSQL's server binaries are missing (apt-get install postgresql)")
+		fixture.Missing(t, "PostgreSQL's server binaries are missing (Debian: apt-get install postgresql)")
 	}
 	slices.Sort(bins)
 	c := &pgCluster{bin: filepath.Dir(bins[len(bins)-1])}

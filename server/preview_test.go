@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -24,10 +25,7 @@ func dumpDOM(t *testing.T, pageURL string) string {
 	t.Helper()
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("chromium is not installed, and CI=true: the preview page must be tested in a browser")
-		}
-		t.Skip("chromium is not installed (.ci/run installs it)")
+		fixture.Missing(t, "chromium is not installed: the preview page is tested in a browser (Debian: apt-get install chromium)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()

@@ -45,11 +45,7 @@ func tool(t *testing.T, env, name string) string {
 
 func missing(t *testing.T, why string) {
 	t.Helper()
-	msg := why + `: run eval "$(bash .ci/typecheck-tools)" to install the type checkers`
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
+	fixture.Missing(t, why+`: run eval "$(bash .ci/typecheck-tools)" to install the type checkers`)
 }
 
 // example is one example input of a variant, decoded.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // TestLspNeovim runs render lsp under a real editor's client: Neovim's
@@ -25,10 +26,7 @@ import (
 func TestLspNeovim(t *testing.T) {
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("nvim is not installed, and CI=true: .ci/run installs Debian's neovim")
-		}
-		t.Skip("nvim is not installed (Debian: apt-get install neovim)")
+		fixture.Missing(t, "nvim is not installed (Debian: apt-get install neovim)")
 	}
 	root := t.TempDir()
 	err = fs.WalkDir(promptsmith.FS(), ".", func(p string, d fs.DirEntry, err error) error {
