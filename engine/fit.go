@@ -5,7 +5,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/promptsmith/promptsmith/engine/budget"
+	"github.com/promptsmith/promptsmith/engine/internal/budget"
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/manifest"
 )

@@ -53,19 +53,15 @@ func docTree(t *testing.T) map[string][]string {
 // doc.go says it may, so the stages form a tree with the engine on top.
 func TestImportRules(t *testing.T) {
 	tree := docTree(t)
-	entries, _ := os.ReadDir(".")
-	for _, e := range entries {
-		if !e.IsDir() || e.Name() == "testdata" {
-			continue
-		}
-		name := e.Name()
+	for _, dir := range stageDirs(t) {
+		name := filepath.Base(dir)
 		allowed, listed := tree[name]
 		if !listed {
-			t.Errorf("engine/%s is not in the import rules of doc.go", name)
+			t.Errorf("engine/%s is not in the import rules of doc.go", dir)
 			continue
 		}
-		for _, imp := range importsOf(t, name) {
-			dep, ok := strings.CutPrefix(imp, module+"/engine/")
+		for _, imp := range importsOf(t, dir) {
+			dep, ok := stageOf(imp)
 			if !ok {
 				if strings.HasPrefix(imp, module) {
 					t.Errorf("engine/%s imports %s, outside the engine", name, imp)
@@ -73,17 +69,46 @@ func TestImportRules(t *testing.T) {
 				continue
 			}
 			if !slices.Contains(allowed, dep) {
-				t.Errorf("engine/%s imports engine/%s; doc.go allows %v", name, dep, allowed)
+				t.Errorf("engine/%s imports engine stage %s; doc.go allows %v", dir, dep, allowed)
 			}
 		}
 	}
 	for _, imp := range importsOf(t, ".") {
-		if dep, ok := strings.CutPrefix(imp, module+"/engine/"); ok {
+		if dep, ok := stageOf(imp); ok {
 			if _, listed := tree[dep]; !listed {
 				t.Errorf("engine imports engine/%s, which doc.go does not list", dep)
 			}
 		}
 	}
+}
+
+// stageDirs lists the engine's stage packages, relative to engine/: the
+// public ones beside engine.go and those under engine/internal.
+func stageDirs(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	for _, parent := range []string{".", "internal"} {
+		entries, err := os.ReadDir(parent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.IsDir() && e.Name() != "testdata" && e.Name() != "internal" {
+				dirs = append(dirs, filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+	return dirs
+}
+
+// stageOf names the engine stage an import path is, wherever under engine/
+// it lives.
+func stageOf(imp string) (string, bool) {
+	rest, ok := strings.CutPrefix(imp, module+"/engine/")
+	if !ok {
+		return "", false
+	}
+	return strings.TrimPrefix(rest, "internal/"), true
 }
 
 // TestRenderPathReadsNoHost: no package of the project on the render path
@@ -92,7 +117,7 @@ func TestImportRules(t *testing.T) {
 // gather from the host. Only the packages' own import lists count: the
 // standard library and sprig may bring some of these in on their own.
 func TestRenderPathReadsNoHost(t *testing.T) {
-	forbidden := []string{"os/exec", "syscall", "net", module + "/gather"}
+	forbidden := []string{"os/exec", "syscall", "net", module + "/internal/gather"}
 	seen := map[string]bool{}
 	queue := []string{module + "/engine"}
 	for len(queue) > 0 {

@@ -6,7 +6,7 @@ import (
 	"net/http"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/labels"
+	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
 // Labels: a server started with a label registry (render serve --repo)

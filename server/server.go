@@ -13,7 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/labels"
+	"github.com/promptsmith/promptsmith/internal/labels"
 	"go.opentelemetry.io/otel/trace"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/gitlib"
+	"github.com/promptsmith/promptsmith/internal/gitlib"
 	"github.com/promptsmith/promptsmith/tokens"
 	"github.com/spf13/cobra"
 )

@@ -12,7 +12,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/gather"
+	"github.com/promptsmith/promptsmith/internal/gather"
 	"github.com/spf13/cobra"
 )
 

@@ -7,7 +7,7 @@ import (
 	"syscall"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/lsp"
+	"github.com/promptsmith/promptsmith/internal/lsp"
 	"github.com/spf13/cobra"
 )
 

@@ -15,7 +15,7 @@ import (
 	"runtime/debug"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/gitlib"
+	"github.com/promptsmith/promptsmith/internal/gitlib"
 	"github.com/spf13/cobra"
 )
 

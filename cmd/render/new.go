@@ -13,7 +13,7 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/golden"
-	"github.com/promptsmith/promptsmith/typegen"
+	"github.com/promptsmith/promptsmith/internal/typegen"
 	"github.com/spf13/cobra"
 )
 

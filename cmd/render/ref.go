@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/gitlib"
+	"github.com/promptsmith/promptsmith/internal/gitlib"
 )
 
 // refUsage is what --ref does.

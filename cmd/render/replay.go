@@ -9,7 +9,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/gitlib"
+	"github.com/promptsmith/promptsmith/internal/gitlib"
 	"github.com/promptsmith/promptsmith/tokens"
 	"github.com/spf13/cobra"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/internal/fixture"
-	"github.com/promptsmith/promptsmith/typegen"
+	"github.com/promptsmith/promptsmith/internal/typegen"
 )
 
 // TestSchemaLang: render schema prints the JSON Schema as written by

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/labels"
+	"github.com/promptsmith/promptsmith/internal/labels"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )

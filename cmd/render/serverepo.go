@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/labels"
+	"github.com/promptsmith/promptsmith/internal/labels"
 	"github.com/promptsmith/promptsmith/server"
 	"github.com/spf13/pflag"
 )

@@ -12,7 +12,7 @@ import (
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/internal/testpostgres"
 	"github.com/promptsmith/promptsmith/internal/testrepo"
-	"github.com/promptsmith/promptsmith/labels"
+	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
 // TestServeRepoRefusals: --repo goes with none of --templates, --watch

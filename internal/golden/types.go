@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/typegen"
+	"github.com/promptsmith/promptsmith/internal/typegen"
 )
 
 // TypesDir is the folder, under the golden files' folder, that holds the

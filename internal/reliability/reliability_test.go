@@ -15,7 +15,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
-	"github.com/promptsmith/promptsmith/gather"
+	"github.com/promptsmith/promptsmith/internal/gather"
 	"github.com/promptsmith/promptsmith/internal/alloc"
 	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/testrepo"

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith/labels"
+	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
 // TestRefreshUnderLoad: while the tag moves back and forth and refreshes

@@ -17,7 +17,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/promptsmith/promptsmith"
-	"github.com/promptsmith/promptsmith/lsp"
+	"github.com/promptsmith/promptsmith/internal/lsp"
 )
 
 // The tests drive the server as an editor does, over the protocol: open a

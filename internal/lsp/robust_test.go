@@ -17,7 +17,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/promptsmith/promptsmith/lsp"
+	"github.com/promptsmith/promptsmith/internal/lsp"
 )
 
 // rawSession talks to a server byte by byte, to send what no well-behaved

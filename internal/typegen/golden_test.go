@@ -13,7 +13,7 @@ import (
 	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/golden"
 	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
-	"github.com/promptsmith/promptsmith/typegen"
+	"github.com/promptsmith/promptsmith/internal/typegen"
 )
 
 // The tests of this file compare generated types with golden files. They
@@ -27,7 +27,7 @@ import (
 // rewrites them, and render new writes a new variant's.
 func TestGoldenTypes(t *testing.T) {
 	lib := fixture.Library(t)
-	outcomes := golden.Types(lib, filepath.Join("..", "testdata", "golden", golden.TypesDir), nil, goldentest.Updating())
+	outcomes := golden.Types(lib, filepath.Join("..", "..", "testdata", "golden", golden.TypesDir), nil, goldentest.Updating())
 	for _, o := range outcomes {
 		if !o.OK() {
 			t.Error(o.String())

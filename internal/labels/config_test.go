@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
-	"github.com/promptsmith/promptsmith/labels"
+	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
 // TestParsePair: a label as --label gives it, and what is refused.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/engine/check"
+	"github.com/promptsmith/promptsmith/engine/internal/check"
 	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/verbatim"

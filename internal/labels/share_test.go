@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/labels"
+	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
 // TestEqualVariantsParseOnce: production and staging are at commits that

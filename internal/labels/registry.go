@@ -9,7 +9,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/problem"
-	"github.com/promptsmith/promptsmith/gitlib"
+	"github.com/promptsmith/promptsmith/internal/gitlib"
 )
 
 // Options configure a Registry. The zero value is usable.

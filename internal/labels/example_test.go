@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/promptsmith/promptsmith/labels"
+	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
 // A server's wiring, as render serve --repo would do it: the labels from

@@ -73,7 +73,7 @@ func TestScanMatchesGoldmark(t *testing.T) {
 // and checks that the scan reads each of them itself: the fast path is the
 // one the variants' prompts take.
 func TestScanReadsThePrompts(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/golden/*/*.md")
+	files, err := filepath.Glob("../../../testdata/golden/*/*.md")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden prompts found (%v)", err)
 	}
@@ -152,7 +152,7 @@ func compareAround(t *testing.T, src string) {
 }
 
 func TestScanAroundTheParents(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/golden/delegation/*.md")
+	files, _ := filepath.Glob("../../../testdata/golden/delegation/*.md")
 	if len(files) == 0 {
 		t.Fatal("no delegation prompts found")
 	}

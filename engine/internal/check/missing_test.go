@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/engine/check"
+	"github.com/promptsmith/promptsmith/engine/internal/check"
 	"github.com/promptsmith/promptsmith/engine/manifest"
 )
 

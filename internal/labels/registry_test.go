@@ -13,7 +13,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/internal/testrepo"
-	"github.com/promptsmith/promptsmith/labels"
+	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
 // TestTwoLabels: production and staging serve their commits' texts side
