@@ -5,8 +5,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/promptsmith/promptsmith/engine/internal/budget"
 	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/internal/budget"
 	"github.com/promptsmith/promptsmith/engine/manifest"
 )
 

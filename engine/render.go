@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/internal/check"
 	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/engine/internal/check"
 	"github.com/promptsmith/promptsmith/engine/internal/outline"
+	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/engine/pointer"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
 )

@@ -10,10 +10,10 @@ import (
 	"text/template"
 
 	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/engine/internal/outline"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/internal/rules"
+	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
 )

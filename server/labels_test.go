@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/internal/testrepo"
 	"github.com/promptsmith/promptsmith/internal/labels"
+	"github.com/promptsmith/promptsmith/internal/testrepo"
 	"github.com/promptsmith/promptsmith/server"
 )
 

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/audit"
+	"github.com/promptsmith/promptsmith/internal/labels"
 	"github.com/promptsmith/promptsmith/internal/testpostgres"
 	"github.com/promptsmith/promptsmith/internal/testrepo"
-	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
 // TestServeRepoRefusals: --repo goes with none of --templates, --watch

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith/internal/testrepo"
 	"github.com/promptsmith/promptsmith/internal/labels"
+	"github.com/promptsmith/promptsmith/internal/testrepo"
 )
 
 // The note variant's basic example as each commit of history renders it.

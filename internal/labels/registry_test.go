@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine/problem"
-	"github.com/promptsmith/promptsmith/internal/testrepo"
 	"github.com/promptsmith/promptsmith/internal/labels"
+	"github.com/promptsmith/promptsmith/internal/testrepo"
 )
 
 // TestTwoLabels: production and staging serve their commits' texts side

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/promptsmith/promptsmith/engine/internal/budget"
 	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/internal/budget"
 	"github.com/promptsmith/promptsmith/engine/manifest"
 )
 
