@@ -47,7 +47,7 @@ func Example() {
 }
 
 // A mistake in the input is an *engine.Error naming the field, as the
-// README's "From Go" shows; its kind says who must act.
+// docs/go.md shows; its kind says who must act.
 func Example_errors() {
 	lib, _ := promptsmith.Library()
 	_, err := lib.Render(context.Background(), "delegation", engine.Input{Name: "req.json", Data: []byte(`{"parent": {}}`)})
@@ -73,7 +73,7 @@ func Example_deadline() {
 	// Output: cancelled true
 }
 
-// Fit a prompt to a number of tokens, as the README's "Fitting a token
+// Fit a prompt to a number of tokens, as docs/cli.md's "Fitting a token
 // budget" does from Go: res.Budget says what was cut.
 func Example_fitTokens() {
 	lib, _ := promptsmith.Library()

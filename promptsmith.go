@@ -12,7 +12,7 @@
 //	fmt.Print(res.Text)
 //
 // The examples of this package (example_test.go) run this and the rest of
-// the README's Go: errors, deadlines, token budgets, a strict load of a
+// docs/go.md: errors, deadlines, token budgets, a strict load of a
 // working copy, and the HTTP server with an audit store.
 //
 // Package engine does the work; this package only holds the library.

@@ -60,5 +60,5 @@ func TracingFromEnv(ctx context.Context) (trace.Tracer, func(context.Context) er
 
 func envError(name, reason string) error {
 	return &engine.Error{Kind: engine.KindUsage, Path: name, Reason: reason,
-		Hints: []string{"see the OpenTelemetry environment variables in README's Running in production"}}
+		Hints: []string{"see the OpenTelemetry environment variables in docs/operations.md, Running in production"}}
 }

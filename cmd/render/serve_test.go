@@ -152,19 +152,16 @@ func TestServeHosts(t *testing.T) {
 }
 
 // TestServeFlagsDocumented: every flag of render serve has its help, and
-// a row in the README's table of them or a mention in its section on the
-// HTTP API.
+// a row in a table of them or a mention in the guides for integrators and
+// operators (docs/http-api.md, docs/operations.md).
 func TestServeFlagsDocumented(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(readme)
-	if i := strings.Index(doc, "## The HTTP API"); i >= 0 {
-		doc = doc[i:]
-	}
-	if i := strings.Index(doc[1:], "\n## "); i >= 0 {
-		doc = doc[:i+1]
+	var doc string
+	for _, name := range []string{"../../docs/http-api.md", "../../docs/operations.md"} {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc += string(text)
 	}
 	help := runCLI(t, "", "serve", "--help")
 	flags, _, _ := strings.Cut(help.stdout, "Global Flags:")
@@ -181,7 +178,7 @@ func TestServeFlagsDocumented(t *testing.T) {
 			t.Errorf("--%s has no help", m[1])
 		}
 		if !strings.Contains(doc, "`--"+m[1]) {
-			t.Errorf("--%s is not in the README's section on the HTTP API", m[1])
+			t.Errorf("--%s is not in docs/http-api.md or docs/operations.md", m[1])
 		}
 	}
 	if n < 10 {

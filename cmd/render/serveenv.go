@@ -21,7 +21,7 @@ import (
 // comma-separated list.
 
 // ownEnv are the flags whose variable the command reads already, with the
-// meaning the README gives it: PROMPTSMITH_TEMPLATES and PROMPTSMITH_AUDIT
+// meaning docs/operations.md gives it: PROMPTSMITH_TEMPLATES and PROMPTSMITH_AUDIT
 // are their defaults, PROMPTSMITH_AUDIT_KEY names the key file, and
 // PROMPTSMITH_LABELS (labels.EnvVar) is a source of labels of its own,
 // which --label adds to rather than replaces.
