@@ -10,7 +10,9 @@
 // this package's own, for speed: the pieces come from a scanner written for
 // each pattern (scan.go), which reads the text once where a backtracking
 // regular expression engine tried the alternatives at every character;
-// ranks of up to seven bytes are found without hashing a string (ranks.go);
+// the ranks are hash tables laid out at build time and embedded, so an
+// encoding loads without parsing and a lookup of up to seven bytes hashes
+// no string (ranks.go);
 // and the merge keeps the candidate pairs in a queue by rank (merge.go), in
 // time about linear in a piece's length where rescanning the piece after
 // every merge, as tiktoken does, is quadratic (a 256 KiB word takes
@@ -26,7 +28,6 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	loader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // Encodings are the names New accepts, sorted.
@@ -49,11 +50,11 @@ func New(encoding string) (*Counter, error) {
 	if scan == nil {
 		return nil, fmt.Errorf("unknown token encoding %q; the encodings are: %s", encoding, strings.Join(Encodings(), ", "))
 	}
-	all, err := loader.NewOfflineLoader().LoadTiktokenBpe(encoding + ".tiktoken")
+	r, err := openRanks(encoding)
 	if err != nil {
-		return nil, fmt.Errorf("loading token encoding %s: %w", encoding, err)
+		return nil, err
 	}
-	return &Counter{ranks: newRanks(all), scan: scan, classes: asciiClasses()}, nil
+	return &Counter{ranks: r, scan: scan, classes: asciiClasses()}, nil
 }
 
 // CountTokens returns the number of tokens text encodes to. Special-token
