@@ -27,7 +27,6 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
-
 )
 
 // Encodings are the names New accepts, sorted.
