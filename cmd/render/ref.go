@@ -6,7 +6,7 @@ import (
 )
 
 // refUsage is what --ref does.
-const refUsage = "render from this ref (branch, tag or commit) of the working copy's git repository: the library as that commit holds it, never the work tree"
+const refUsage = "render from this ref (branch, tag, full ref name refs/... or commit hash, optionally ~N) of the working copy's git repository: the library as that commit holds it, never the work tree; a short name that could mean two things is refused"
 
 // repository opens the git repository of the working copy, the one
 // --templates names or the current directory is in: --ref and render diff

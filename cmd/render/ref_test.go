@@ -136,3 +136,29 @@ func TestRenderAtRefRunsNothing(t *testing.T) {
 		t.Fatal("rendering at a ref ran a program the repository's configuration names")
 	}
 }
+
+// TestAmbiguousRef: --ref and render diff given a name that is both a
+// branch and a tag, or a hash prefix that a tag is named, are refused
+// with exit 2, naming both refs; the full names render.
+func TestAmbiguousRef(t *testing.T) {
+	r := versioned(t)
+	v1 := r.RevParse("v1")
+	r.Git("branch", "release", "v1")
+	r.Git("tag", "release", "v2")
+	r.Git("tag", v1[:12], "v2")
+	for _, args := range [][]string{
+		{"note", "--example", "basic", "--ref", "release"},
+		{"diff", "release"},
+		{"diff", "v1", "release"},
+		{"note", "--example", "basic", "--ref", v1[:12]},
+	} {
+		got := runCLI(t, "", append([]string{"--templates", r.Dir}, args...)...)
+		if got.code != 2 || !strings.Contains(got.stderr, "is ambiguous") || !strings.Contains(got.stderr, "write the one you mean in full") {
+			t.Errorf("render %v: exit %d\n%s", args, got.code, got.stderr)
+		}
+	}
+	got := runCLI(t, "", "--templates", r.Dir, "note", "--example", "basic", "--ref", "refs/heads/release")
+	if got.code != 0 || got.stdout != "# Note\n\nHello\n\n- one\n- two\n" {
+		t.Errorf("render --ref refs/heads/release: exit %d %q\n%s", got.code, got.stdout, got.stderr)
+	}
+}

@@ -60,27 +60,6 @@ func notARepository(dir string, err error) error {
 // Dir is the folder the repository was opened at.
 func (r *Repo) Dir() string { return r.dir }
 
-// Resolve returns the commit a ref names: a branch, a tag, a commit (or
-// a prefix of its hash), or anything git rev-parse takes (main~2).
-func (r *Repo) Resolve(ctx context.Context, ref string) (string, error) {
-	if ref == "" || strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, "\x00\n") {
-		return "", unknownRef(r.dir, ref)
-	}
-	out, err := r.git.Output(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
-	if err != nil {
-		// --verify --quiet says "no such commit" with status 1 and
-		// nothing on stderr; a repository git cannot read (corrupt,
-		// locked, owned by another user) fails otherwise, saying why.
-		var exit *exec.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() == 1 && len(strings.TrimSpace(string(exit.Stderr))) == 0 {
-			return "", unknownRef(r.dir, ref)
-		}
-		return "", &problem.Error{Kind: problem.KindInternal, Path: r.dir,
-			Reason: fmt.Sprintf("git cannot resolve %q in the repository at %s: %v%s", ref, r.dir, err, gitsafe.Stderr(err)), Err: err}
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
 // unknownRef is the error of a ref that names no commit.
 func unknownRef(dir, ref string) error {
 	return &problem.Error{Kind: problem.KindUsage, Path: dir,

@@ -14,7 +14,8 @@ import (
 const EnvVar = "PROMPTSMITH_LABELS"
 
 // Label is a name a request picks a library by, and the ref (a branch,
-// a tag, a commit, anything git rev-parse takes) whose commit it serves.
+// a tag, a commit, resolved to one commit or refused: gitlib.Repo.Resolve)
+// whose commit it serves.
 type Label struct {
 	Name string `json:"name"`
 	Ref  string `json:"ref"`

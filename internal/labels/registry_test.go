@@ -247,3 +247,32 @@ func TestHostileRepository(t *testing.T) {
 	}
 	programs.CheckPlainGitRuns()
 }
+
+// TestTagCannotTakeABranchsLabel: production=staging follows the branch
+// staging; a tag named staging pushed later does not take its place (git
+// rev-parse would serve the tag): the refresh fails naming both refs, and
+// the label keeps serving the branch's last commit. The same label given
+// as refs/heads/staging serves the branch.
+func TestTagCannotTakeABranchsLabel(t *testing.T) {
+	r := history(t)
+	r.Git("branch", "staging", "prod")
+	cfg := labels.Config{Default: "production", Labels: []labels.Label{{Name: "production", Ref: "staging"}}}
+	reg := open(t, r.Dir, cfg, labels.Options{})
+	r.Git("tag", "staging", "main")
+	_, err := reg.Refresh(context.Background())
+	if e := problem.As(err); e == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, "ambiguous") ||
+		!strings.Contains(e.Reason, "refs/heads/staging") || !strings.Contains(e.Reason, "refs/tags/staging") {
+		t.Errorf("a tag beside the branch a label follows: %v", err)
+	}
+	if got := mustRender(t, reg, "production"); got != helloV1 {
+		t.Errorf("production after a tag of its name was pushed: %q", got)
+	}
+	_, err = labels.New(context.Background(), r.Dir, cfg, labels.Options{})
+	if e := problem.As(err); e == nil || !strings.Contains(e.Reason, "label production (staging): ref \"staging\" is ambiguous") {
+		t.Errorf("an ambiguous label at start: %v", err)
+	}
+	cfg.Labels[0].Ref = "refs/heads/staging"
+	if got := mustRender(t, open(t, r.Dir, cfg, labels.Options{}), "production"); got != helloV1 {
+		t.Errorf("production at refs/heads/staging: %q", got)
+	}
+}
