@@ -27,7 +27,7 @@ func (s *Server) completion(ctx context.Context, uri protocol.DocumentURI, pos p
 	case kindTemplate:
 		items = templateCompletion(s.analysis(sn, variant), templateName(p), text, off)
 	case kindExample:
-		items = exampleCompletion(s.analysis(sn, variant), text, off)
+		items = exampleCompletion(s.analysis(sn, variant), text, off, strings.HasSuffix(p, ".json"))
 	case kindManifest:
 		items = manifestCompletion(sn, variant, text, off)
 	}
@@ -85,7 +85,7 @@ func templateCompletion(a *analysis, name, text string, off int) []protocol.Comp
 		}
 		rng := protocol.Range{Start: positionOf(text, off-len(typed)), End: positionOf(text, off)}
 		items := fieldItems(n, rng)
-		if chain == "$" || chain == "" && len(sc.frames) == 1 && a.v != nil && a.runsOnInput(name) {
+		if a.v != nil && a.runsOnInput(name) && !sc.inDefine() && (chain == "$" || chain == "" && len(sc.frames) == 1) {
 			for _, x := range a.extras() {
 				items = append(items, protocol.CompletionItem{Label: x, Kind: protocol.CompletionItemKindField, Detail: "added by the engine (manifest)",
 					TextEdit: &protocol.TextEdit{Range: rng, NewText: x}})
@@ -132,7 +132,7 @@ func sortText(i int) string { return strconv.Itoa(1000 + i) }
 
 func variableItems(sc *scope, text string, start, off int) []protocol.CompletionItem {
 	rng := protocol.Range{Start: positionOf(text, start), End: positionOf(text, off)}
-	seen := map[string]bool{}
+	seen := map[string]bool{"$": true}
 	items := []protocol.CompletionItem{{Label: "$", Kind: protocol.CompletionItemKindVariable, Detail: "the template's data",
 		TextEdit: &protocol.TextEdit{Range: rng, NewText: "$"}}}
 	for i := len(sc.frames) - 1; i >= 0; i-- {
@@ -188,11 +188,28 @@ func defines(text string) []string {
 
 // exampleCompletion offers the keys the schema defines where the cursor
 // is in an example input, or the values an enum allows.
-func exampleCompletion(a *analysis, text string, off int) []protocol.CompletionItem {
+func exampleCompletion(a *analysis, text string, off int, isJSON bool) []protocol.CompletionItem {
 	if a.v == nil {
 		return nil
 	}
-	place, ok := yamlPlaceAt(text, off)
+	var place yamlPlace
+	var ok bool
+	// what a key becomes in the text, and what the edit replaces
+	keyText := func(name string) string { return name + ": " }
+	end := off
+	if isJSON {
+		var jp jsonPlace
+		jp, ok = jsonPlaceAt(text, off)
+		place, end = jp.yamlPlace, jp.end
+		keyText = func(name string) string {
+			if jp.colon {
+				return strconv.Quote(name)
+			}
+			return strconv.Quote(name) + ": "
+		}
+	} else {
+		place, ok = yamlPlaceAt(text, off)
+	}
 	if !ok {
 		return nil
 	}
@@ -204,13 +221,17 @@ func exampleCompletion(a *analysis, text string, off int) []protocol.CompletionI
 			n, _ = n.Field(step)
 		}
 	}
-	rng := protocol.Range{Start: positionOf(text, place.start), End: positionOf(text, off)}
+	rng := protocol.Range{Start: positionOf(text, place.start), End: positionOf(text, end)}
 	if !place.value {
 		var items []protocol.CompletionItem
 		for i, f := range n.Fields() {
-			items = append(items, protocol.CompletionItem{Label: f.Name, Kind: protocol.CompletionItemKindProperty, Detail: typeText(f),
+			item := protocol.CompletionItem{Label: f.Name, Kind: protocol.CompletionItemKindProperty, Detail: typeText(f),
 				Documentation: protocol.MarkupContent{Kind: protocol.Markdown, Value: aboutMarkdown(f)},
-				SortText:      sortText(i), TextEdit: &protocol.TextEdit{Range: rng, NewText: f.Name + ": "}})
+				SortText:      sortText(i), TextEdit: &protocol.TextEdit{Range: rng, NewText: keyText(f.Name)}}
+			if isJSON {
+				item.FilterText = strconv.Quote(f.Name) // what is typed is matched with the quote
+			}
+			items = append(items, item)
 		}
 		return items
 	}

@@ -118,7 +118,7 @@ func (a *analysis) at(name, text string, off int) (place, bool) {
 				pl.parent = sc.dot()
 				pl.root = len(sc.frames) == 1
 			case chain == "$":
-				pl.parent, pl.root = sc.root, true
+				pl.parent, pl.root = sc.variable("$"), !sc.inDefine()
 			default:
 				pl.parent = a.chain(sc, chain)
 			}

@@ -27,18 +27,28 @@ type frame struct {
 type scope struct {
 	frames []*frame
 	root   schema.Node // $
+	// at is the index of the action being read; open the defines still
+	// open at the place (see openDefines).
+	at   int
+	open map[int]bool
 }
 
 func (s *scope) dot() schema.Node { return s.frames[len(s.frames)-1].dot }
 
+// inDefine reports whether the place is inside a define, where $ is what
+// its callers pass.
+func (s *scope) inDefine() bool {
+	return slices.ContainsFunc(s.frames, func(f *frame) bool { return f.keyword == "define" })
+}
+
 func (s *scope) variable(name string) schema.Node {
-	if name == "$" {
-		return s.root
-	}
 	for i := len(s.frames) - 1; i >= 0; i-- {
 		if n, ok := s.frames[i].vars[name]; ok {
 			return n
 		}
+	}
+	if name == "$" {
+		return s.root
 	}
 	return schema.Node{}
 }
@@ -66,13 +76,48 @@ func (s *Server) analysis(sn *snapshot, variant string) *analysis {
 func (a *analysis) scopeAt(name, text string, off int) *scope {
 	root := a.dataOf(name)
 	sc := &scope{frames: []*frame{{dot: root, vars: map[string]schema.Node{}}}, root: root}
+	var words [][]token
 	for _, act := range actions(text) {
 		if act.end > off || !act.closed {
 			break
 		}
-		a.step(sc, tokens(text, act.body, act.bodyEnd))
+		words = append(words, tokens(text, act.body, act.bodyEnd))
+	}
+	sc.open = openDefines(words)
+	for i, toks := range words {
+		sc.at = i
+		a.step(sc, toks)
 	}
 	return sc
+}
+
+// openDefines are the indexes of the actions that start a define still
+// open after the last of them: only there is what its callers pass looked
+// for (each look reads the callers' files).
+func openDefines(words [][]token) map[int]bool {
+	var stack []int // the action that opened each block, -1 for other blocks than define
+	for i, toks := range words {
+		if len(toks) == 0 || toks[0].kind != tokWord {
+			continue
+		}
+		switch toks[0].text {
+		case "define":
+			stack = append(stack, i)
+		case "if", "with", "range", "block":
+			stack = append(stack, -1)
+		case "end":
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	out := map[int]bool{}
+	for _, i := range stack {
+		if i >= 0 {
+			out[i] = true
+		}
+	}
+	return out
 }
 
 // step applies one action's words to the scope.
@@ -81,30 +126,44 @@ func (a *analysis) step(sc *scope, toks []token) {
 		return
 	}
 	top := sc.frames[len(sc.frames)-1]
-	push := func(keyword string, dot schema.Node) *frame {
-		f := &frame{keyword: keyword, dot: dot, outer: top.dot, vars: map[string]schema.Node{}}
-		sc.frames = append(sc.frames, f)
-		return f
+	// open makes the frame a block opens; its pipeline is read in the
+	// scope outside it (the dot there), its variables are the block's.
+	open := func(keyword string) *frame {
+		return &frame{keyword: keyword, dot: top.dot, outer: top.dot, vars: map[string]schema.Node{}}
 	}
+	push := func(f *frame) { sc.frames = append(sc.frames, f) }
 	kw := ""
 	if toks[0].kind == tokWord {
 		kw = toks[0].text
 	}
 	switch kw {
 	case "if":
-		push("if", top.dot)
-		a.declare(sc, sc.frames[len(sc.frames)-1], toks[1:], false)
+		f := open("if")
+		a.declare(sc, f, toks[1:], false)
+		push(f)
 	case "with":
-		f := push("with", schema.Node{})
+		f := open("with")
 		f.dot = a.declare(sc, f, toks[1:], false)
+		push(f)
 	case "range":
-		f := push("range", schema.Node{})
+		f := open("range")
 		f.dot = a.declare(sc, f, toks[1:], true)
+		push(f)
 	case "define":
-		push("define", schema.Node{})
+		// a define runs on what its callers pass: its dot and its $
+		f := open("define")
+		f.dot = schema.Node{}
+		if len(toks) > 1 && toks[1].kind == tokString && sc.open[sc.at] {
+			if name, err := strconv.Unquote(toks[1].text); err == nil {
+				f.dot = a.dataOf(name)
+			}
+		}
+		f.vars["$"] = f.dot
+		push(f)
 	case "block":
-		f := push("block", schema.Node{})
+		f := open("block")
 		f.dot = a.resolve(sc, parsePipe(afterName(toks[1:])))
+		push(f)
 	case "else":
 		if len(sc.frames) == 1 {
 			return
@@ -308,7 +367,9 @@ func (a *analysis) dataOf(name string) schema.Node {
 			if end := slices.IndexFunc(rest, func(t token) bool { return t.kind == tokPipe || t.kind == tokClose }); end >= 0 {
 				rest = rest[:end]
 			}
-			return inner.resolve(sc, [][]expr{append([]expr{{tok: &token{kind: tokWord, text: "default"}}}, parsePipe(rest)[0]...)})
+			if n := inner.resolve(sc, [][]expr{append([]expr{{tok: &token{kind: tokWord, text: "default"}}}, parsePipe(rest)[0]...)}); !n.Open() {
+				return n // else another caller may pass a value the schema knows
+			}
 		}
 	}
 	return schema.Node{}
