@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 
 // The runtime endpoints that read the library and the server without
@@ -52,10 +53,10 @@ func (s *Server) variants(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-func variantsOp() operation {
-	return operation{summary: "List the variants, their descriptions and examples",
-		description: "A variant that does not load has its error; one served from its last good version (render serve --watch) has stale true too.",
-		replies:     []reply{jsonReply(200, "The variants.", typeOf[[]variantInfo]())}, labelled: true}
+func variantsOp() openapi.Operation {
+	return openapi.Operation{Summary: "List the variants, their descriptions and examples",
+		Description: "A variant that does not load has its error; one served from its last good version (render serve --watch) has stale true too.",
+		Replies:     []openapi.Reply{openapi.JSONReply(200, "The variants.", openapi.TypeOf[[]variantInfo]())}, Labelled: true}
 }
 
 func (s *Server) schema(w http.ResponseWriter, r *http.Request) {
@@ -70,14 +71,14 @@ func (s *Server) schema(w http.ResponseWriter, r *http.Request) {
 	w.Write(src.v.SchemaJSON())
 }
 
-func schemaOp() operation {
-	return operation{summary: "The JSON Schema (2020-12) of a variant's input",
-		description: "The schema of the variant's last good version, with X-Promptsmith-Stale, when the working copy's does not load.",
-		params:      []param{variantParam},
-		replies: []reply{{code: 200, description: "The schema, as the library holds it.", media: "application/schema+json",
-			body:    literal(map[string]any{"type": "object", "description": "A JSON Schema (2020-12) document."}),
-			headers: provenanceHeaderNames()}},
-		shared: []int{404}, labelled: true}
+func schemaOp() openapi.Operation {
+	return openapi.Operation{Summary: "The JSON Schema (2020-12) of a variant's input",
+		Description: "The schema of the variant's last good version, with X-Promptsmith-Stale, when the working copy's does not load.",
+		Params:      []openapi.Param{openapi.VariantParam},
+		Replies: []openapi.Reply{{Code: 200, Description: "The schema, as the library holds it.", Media: "application/schema+json",
+			Body:    openapi.Literal(map[string]any{"type": "object", "description": "A JSON Schema (2020-12) document."}),
+			Headers: openapi.ProvenanceHeaders()}},
+		Shared: []int{404}, Labelled: true}
 }
 
 // example returns an example input as its author wrote it (YAML or JSON).
@@ -108,12 +109,12 @@ func exampleOf(v *engine.Variant, name string) (engine.Input, error) {
 	return in, nil
 }
 
-func exampleOp() operation {
-	return operation{summary: "An example input of a variant, as written (YAML or JSON)",
-		description: "The example of the variant's last good version, with X-Promptsmith-Stale, when the working copy's does not load.",
-		params:      []param{variantParam, exampleParam},
-		replies:     []reply{{code: 200, description: "The example input.", media: "text/plain", body: text(), headers: []string{staleHeader}}},
-		shared:      []int{404}, labelled: true}
+func exampleOp() openapi.Operation {
+	return openapi.Operation{Summary: "An example input of a variant, as written (YAML or JSON)",
+		Description: "The example of the variant's last good version, with X-Promptsmith-Stale, when the working copy's does not load.",
+		Params:      []openapi.Param{openapi.VariantParam, openapi.ExampleParam},
+		Replies:     []openapi.Reply{{Code: 200, Description: "The example input.", Media: "text/plain", Body: openapi.Text(), Headers: []string{staleHeader}}},
+		Shared:      []int{404}, Labelled: true}
 }
 
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {
@@ -121,13 +122,13 @@ func (s *Server) version(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, versionInfo{Build: engine.BuildInfo(), Library: p.Library, LibraryShort: p.Short})
 }
 
-func versionOp() operation {
-	return operation{summary: "The program's version, the commit it was built from and the library's hash",
-		replies: []reply{jsonReply(200, "What the server runs.", typeOf[versionInfo]())}}
+func versionOp() openapi.Operation {
+	return openapi.Operation{Summary: "The program's version, the commit it was built from and the library's hash",
+		Replies: []openapi.Reply{openapi.JSONReply(200, "What the server runs.", openapi.TypeOf[versionInfo]())}}
 }
 
 // openapi answers the OpenAPI document of the library served, built once
-// for each library (openapi.go).
+// for each library (openapi.go, package openapi).
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
 	st := s.state.Load()
 	st.once.Do(func() { st.openapi, st.err = s.document(st.lib) })
@@ -139,20 +140,20 @@ func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
 	w.Write(st.openapi)
 }
 
-func openapiOp() operation {
-	return operation{summary: "This document",
-		replies: []reply{jsonReply(200, "The OpenAPI 3.1 document of the API as this server serves it.", literal(map[string]any{"type": "object"}))},
-		shared:  []int{500}}
+func openapiOp() openapi.Operation {
+	return openapi.Operation{Summary: "This document",
+		Replies: []openapi.Reply{openapi.JSONReply(200, "The OpenAPI 3.1 document of the API as this server serves it.", openapi.Literal(map[string]any{"type": "object"}))},
+		Shared:  []int{500}}
 }
 
 // metricsOp describes GET /metrics, which promhttp answers (metrics.go).
-func metricsOp() operation {
-	return operation{summary: "Prometheus metrics",
-		description: "promptsmith_renders_total{variant,outcome}, promptsmith_render_duration_seconds{variant}, " +
+func metricsOp() openapi.Operation {
+	return openapi.Operation{Summary: "Prometheus metrics",
+		Description: "promptsmith_renders_total{variant,outcome}, promptsmith_render_duration_seconds{variant}, " +
 			"promptsmith_render_queue_seconds, promptsmith_rendered_bytes_total{variant}, promptsmith_renders_in_flight, " +
 			"promptsmith_renders_queued, promptsmith_request_body_bytes, promptsmith_request_bodies_waiting, promptsmith_audit_writes_total, promptsmith_audit_failures_total, " +
 			"promptsmith_library_reloads_total, promptsmith_library_reload_failures_total, " +
 			"promptsmith_library_info{library,library_short,version}, promptsmith_http_requests_total{route,code}, " +
 			"promptsmith_label_failing{label}, promptsmith_label_failures_total{label}, promptsmith_label_switches_total{label}, promptsmith_label_variants_parsed_total{label} (render serve --repo), and the Go runtime's and the process's.",
-		replies: []reply{{code: 200, description: "The metrics, in the Prometheus text format.", media: "text/plain", body: text()}}}
+		Replies: []openapi.Reply{{Code: 200, Description: "The metrics, in the Prometheus text format.", Media: "text/plain", Body: openapi.Text()}}}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 	"go.opentelemetry.io/otel/attribute"
 )
 
@@ -234,52 +235,52 @@ func depthOf(r *http.Request) (int, error) {
 	return n, nil
 }
 
-func renderOp() operation {
-	return operation{summary: "Render a prompt",
-		description: "Decode, validate, render and check the input; with an audit store, record the prompt before answering (503 when it cannot be recorded). " + staleDoc,
-		params:      []param{maxTokensParam, tokensParam},
-		body:        inputRequest,
-		perVariant:  "render",
-		replies: []reply{
-			jsonReply(200, "The prompt and its metadata; stale says why when it was made from the variant's last good version.", typeOf[served](), provenanceHeaderNames()...),
-			jsonReply(422, "The input is malformed or breaks the schema or a rule (ErrorBody, error.field and error.position say where), "+
+func renderOp() openapi.Operation {
+	return openapi.Operation{Summary: "Render a prompt",
+		Description: "Decode, validate, render and check the input; with an audit store, record the prompt before answering (503 when it cannot be recorded). " + openapi.StaleDoc,
+		Params:      []openapi.Param{openapi.MaxTokensParam, openapi.TokensParam},
+		Body:        openapi.InputRequest,
+		PerVariant:  "render",
+		Replies: []openapi.Reply{
+			openapi.JSONReply(200, "The prompt and its metadata; stale says why when it was made from the variant's last good version.", openapi.TypeOf[served](), openapi.ProvenanceHeaders()...),
+			openapi.JSONReply(422, "The input is malformed or breaks the schema or a rule (ErrorBody, error.field and error.position say where), "+
 				"or cannot fit max_tokens (ErrorBody), or the prompt failed a check (CheckFailure: error.also names each failed check and its section; result is the prompt).",
-				oneOf(typeOf[errorBody](), typeOf[checkFailure]()), provenanceHeaderNames()...),
+				openapi.OneOf(openapi.TypeOf[errorBody](), openapi.TypeOf[checkFailure]()), openapi.ProvenanceHeaders()...),
 		},
-		shared: []int{400, 404, 413, 500, 503}, labelled: true}
+		Shared: []int{400, 404, 413, 500, 503}, Labelled: true}
 }
 
-func checkOp() operation {
-	return operation{summary: "Render a prompt and report its checks only",
-		description: staleDoc,
-		params:      []param{maxTokensParam, tokensParam},
-		body:        inputRequest,
-		perVariant:  "check",
-		replies: []reply{
-			jsonReply(200, "Every check passed.", typeOf[checkReport](), provenanceHeaderNames()...),
-			jsonReply(422, "The input is wrong (ErrorBody), or a check failed (CheckReport with ok false and error).",
-				oneOf(typeOf[errorBody](), typeOf[checkReport]()), provenanceHeaderNames()...),
+func checkOp() openapi.Operation {
+	return openapi.Operation{Summary: "Render a prompt and report its checks only",
+		Description: openapi.StaleDoc,
+		Params:      []openapi.Param{openapi.MaxTokensParam, openapi.TokensParam},
+		Body:        openapi.InputRequest,
+		PerVariant:  "check",
+		Replies: []openapi.Reply{
+			openapi.JSONReply(200, "Every check passed.", openapi.TypeOf[checkReport](), openapi.ProvenanceHeaders()...),
+			openapi.JSONReply(422, "The input is wrong (ErrorBody), or a check failed (CheckReport with ok false and error).",
+				openapi.OneOf(openapi.TypeOf[errorBody](), openapi.TypeOf[checkReport]()), openapi.ProvenanceHeaders()...),
 		},
-		shared: []int{400, 404, 413, 500, 503}, labelled: true}
+		Shared: []int{400, 404, 413, 500, 503}, Labelled: true}
 }
 
-func extractOp() operation {
-	return operation{summary: "Take the prompt embedded in a rendered prompt, a number of levels down",
-		params: []param{
-			queryParam("depth", "How many levels down: 1 is the parent's prompt, 2 its parent's.", map[string]any{"type": "integer", "minimum": 1, "default": 1}),
-			queryParam("variant", "The variant whose verbatim region to read; needed when several declare one.", map[string]any{"type": "string"}),
-			queryParam("region", "The verbatim region to read; needed when the variant declares several.", map[string]any{"type": "string"}),
+func extractOp() openapi.Operation {
+	return openapi.Operation{Summary: "Take the prompt embedded in a rendered prompt, a number of levels down",
+		Params: []openapi.Param{
+			openapi.QueryParam("depth", "How many levels down: 1 is the parent's prompt, 2 its parent's.", map[string]any{"type": "integer", "minimum": 1, "default": 1}),
+			openapi.QueryParam("variant", "The variant whose verbatim region to read; needed when several declare one.", map[string]any{"type": "string"}),
+			openapi.QueryParam("region", "The verbatim region to read; needed when the variant declares several.", map[string]any{"type": "string"}),
 		},
-		body: promptRequest,
-		replies: []reply{
-			jsonReply(200, "The embedded prompt.", typeOf[extracted]()),
-			jsonReply(422, "The prompt holds no embedded prompt at that level, or its markers do not balance (error.level says where).", typeOf[errorBody]()),
+		Body: promptRequest,
+		Replies: []openapi.Reply{
+			openapi.JSONReply(200, "The embedded prompt.", openapi.TypeOf[extracted]()),
+			openapi.JSONReply(422, "The prompt holds no embedded prompt at that level, or its markers do not balance (error.level says where).", openapi.TypeOf[errorBody]()),
 		},
-		shared: []int{400, 404, 413, 503}, labelled: true}
+		Shared: []int{400, 404, 413, 503}, Labelled: true}
 }
 
 // promptRequest is the body of an extraction: a rendered prompt.
-func promptRequest(*docBuilder) map[string]any {
+func promptRequest(*openapi.Builder) map[string]any {
 	return map[string]any{"required": true, "description": "A rendered prompt, as text/plain or text/markdown.",
 		"content": map[string]any{
 			"text/plain":    map[string]any{"schema": map[string]any{"type": "string"}},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 
 // AuditStore is what the server needs of an audit store: *audit.Store has
@@ -103,27 +104,27 @@ func (s *Server) auditRead(w http.ResponseWriter, r *http.Request, read func(ctx
 }
 
 // auditKeyParam is the {key} of an audit path.
-func auditKeyParam(*docBuilder) map[string]any {
+func auditKeyParam(*openapi.Builder) map[string]any {
 	return map[string]any{"name": "key", "in": "path", "required": true,
 		"description": "A recorded prompt's hash or SHA-256, a unique prefix of either, or an id value such as a delegation_id.",
 		"schema":      map[string]any{"type": "string"}}
 }
 
-func auditEntryOp() operation {
-	return operation{summary: "A recorded prompt, with its text, ids and provenance, verified",
-		params:  []param{auditKeyParam},
-		replies: []reply{jsonReply(200, "The prompt as it was recorded.", typeOf[audit.Entry]()), ambiguousKey()},
-		shared:  []int{404, 500, 503}}
+func auditEntryOp() openapi.Operation {
+	return openapi.Operation{Summary: "A recorded prompt, with its text, ids and provenance, verified",
+		Params:  []openapi.Param{auditKeyParam},
+		Replies: []openapi.Reply{openapi.JSONReply(200, "The prompt as it was recorded.", openapi.TypeOf[audit.Entry]()), ambiguousKey()},
+		Shared:  []int{404, 500, 503}}
 }
 
-func auditChainOp() operation {
-	return operation{summary: "A recorded prompt and each prompt it embeds, down to the root of its delegation chain",
-		params:  []param{auditKeyParam},
-		replies: []reply{jsonReply(200, "The chain from the prompt named to the root, each with its text.", typeOf[[]audit.Entry]()), ambiguousKey()},
-		shared:  []int{404, 500, 503}}
+func auditChainOp() openapi.Operation {
+	return openapi.Operation{Summary: "A recorded prompt and each prompt it embeds, down to the root of its delegation chain",
+		Params:  []openapi.Param{auditKeyParam},
+		Replies: []openapi.Reply{openapi.JSONReply(200, "The chain from the prompt named to the root, each with its text.", openapi.TypeOf[[]audit.Entry]()), ambiguousKey()},
+		Shared:  []int{404, 500, 503}}
 }
 
 // ambiguousKey is the answer to a key that matches several prompts.
-func ambiguousKey() reply {
-	return jsonReply(422, "The key matches several prompts: give more of the hash.", typeOf[errorBody]())
+func ambiguousKey() openapi.Reply {
+	return openapi.JSONReply(422, "The key matches several prompts: give more of the hash.", openapi.TypeOf[errorBody]())
 }

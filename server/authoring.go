@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/promptsmith/promptsmith/engine/lint"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 
 // The authoring tools serve the preview page an author keeps open beside
@@ -23,9 +24,9 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) {
 	w.Write(previewPage)
 }
 
-func pageOp() operation {
-	return operation{summary: "The preview page for authors",
-		replies: []reply{{code: 200, description: "An HTML page built on the calls above.", media: "text/html", body: text()}}}
+func pageOp() openapi.Operation {
+	return openapi.Operation{Summary: "The preview page for authors",
+		Replies: []openapi.Reply{{Code: 200, Description: "An HTML page built on the calls above.", Media: "text/html", Body: openapi.Text()}}}
 }
 
 // authoringComponents names the authoring tools' types in
@@ -58,7 +59,7 @@ func authoringDescriptions() map[string]string {
 		"GoldenReport.golden":          "The golden file's content; empty when it is missing.",
 		"GoldenReport.rendered":        "The prompt rendered now.",
 		"GoldenReport.diff":            "A unified diff from the golden file to the prompt; empty unless status is differs.",
-		"GoldenReport.stale":           staleMember,
+		"GoldenReport.stale":           openapi.StaleMember,
 		"LibraryStatus":                "The data of an event of GET /v1/events: the library served now, and whether the working copy loads.",
 		"LibraryStatus.library":        "The short hash (12 hex digits) of the library served.",
 		"LibraryStatus.ok":             "Whether every variant of the working copy, as it is now, loads.",

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 
 // DefaultMaxEventStreams bounds the event streams open at once
@@ -206,15 +207,14 @@ func (s *Server) streaming() bool {
 	return s.events.done != nil
 }
 
-func eventsOp() operation {
-	return operation{summary: "Server-sent events: a library swapped in, or a reload that failed",
-		description: "A text/event-stream that render serve --templates DIR --watch keeps open: an event named library at once, " +
+func eventsOp() openapi.Operation {
+	return openapi.Operation{Summary: "Server-sent events: a library swapped in, or a reload that failed",
+		Description: "A text/event-stream that render serve --templates DIR --watch keeps Open: an event named library at once, " +
 			"then one each time the server swaps in the working copy or fails to reload it, each with an id naming the state " +
 			"and a LibraryStatus as its JSON data (components.schemas.LibraryStatus). A client that reconnects with Last-Event-ID " +
 			"gets no event for the state it has seen. Listed only when the server watches its library; at most --max-event-streams are open at once.",
-		only:     (*Server).streaming,
-		mentions: []schema{typeOf[libraryStatus]()},
-		replies: []reply{{code: 200, description: "The stream, until the client leaves or the server stops.", media: "text/event-stream",
-			body: literal(map[string]any{"type": "string", "description": "Events \"id: N\\nevent: library\\ndata: <LibraryStatus>\\n\\n\" and keep-alive comments."})}},
-		shared: []int{503}}
+		Mentions: []openapi.Schema{openapi.TypeOf[libraryStatus]()},
+		Replies: []openapi.Reply{{Code: 200, Description: "The stream, until the client leaves or the server stops.", Media: "text/event-stream",
+			Body: openapi.Literal(map[string]any{"type": "string", "description": "Events \"id: N\\nevent: library\\ndata: <LibraryStatus>\\n\\n\" and keep-alive comments."})}},
+		Shared: []int{503}}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/librarylint"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 
 // goldenReport is the answer of GET /v1/variants/{variant}/examples/{example}/golden.
@@ -143,17 +144,16 @@ func (s *Server) goldenDir() string {
 // golden files: the document lists GET .../golden only then.
 func (s *Server) hasGoldenFiles() bool { return s.goldenDir() != "" }
 
-func goldenOp() operation {
-	return operation{summary: "An example's prompt as rendered now, beside its golden file in the working copy",
-		description: "Renders the example (fitted to max_tokens, as a render is) and compares the prompt with testdata/golden/<variant>/<example>.md " +
+func goldenOp() openapi.Operation {
+	return openapi.Operation{Summary: "An example's prompt as rendered now, beside its golden file in the working copy",
+		Description: "Renders the example (fitted to max_tokens, as a render is) and compares the prompt with testdata/golden/<variant>/<example>.md " +
 			"of the working copy, or with the file of the manifest's budget_examples entry for that budget, as render test does. " +
-			"Listed only when the server serves a working copy that has a testdata/golden folder. " + staleDoc,
-		only:   (*Server).hasGoldenFiles,
-		params: []param{variantParam, exampleParam, maxTokensParam, tokensParam},
-		replies: []reply{
-			jsonReply(200, "The comparison.", typeOf[goldenReport](), provenanceHeaderNames()...),
-			jsonReply(404, "No such variant, example or golden file for that budget.", typeOf[errorBody]()),
-			jsonReply(422, "The example does not render, or its prompt fails a check.", typeOf[errorBody](), provenanceHeaderNames()...),
+			"Listed only when the server serves a working copy that has a testdata/golden folder. " + openapi.StaleDoc,
+		Params: []openapi.Param{openapi.VariantParam, openapi.ExampleParam, openapi.MaxTokensParam, openapi.TokensParam},
+		Replies: []openapi.Reply{
+			openapi.JSONReply(200, "The comparison.", openapi.TypeOf[goldenReport](), openapi.ProvenanceHeaders()...),
+			openapi.JSONReply(404, "No such variant, example or golden file for that budget.", openapi.TypeOf[errorBody]()),
+			openapi.JSONReply(422, "The example does not render, or its prompt fails a check.", openapi.TypeOf[errorBody](), openapi.ProvenanceHeaders()...),
 		},
-		shared: []int{400, 500, 503}}
+		Shared: []int{400, 500, 503}}
 }

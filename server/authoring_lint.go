@@ -11,6 +11,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/lint"
 	"github.com/promptsmith/promptsmith/internal/librarylint"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 
 // lintReport is the answer of GET /v1/variants/{variant}/lint.
@@ -113,12 +114,12 @@ func (s *Server) position(pos, variant string) string {
 	return relPosition(pos, variant)
 }
 
-func lintOp() operation {
-	return operation{summary: "What render lint finds in a variant",
-		description: "The static checks of render lint (every field every template reads, in every branch, against the schema; includes; " +
+func lintOp() openapi.Operation {
+	return openapi.Operation{Summary: "What render lint finds in a variant",
+		Description: "The static checks of render lint (every field every template reads, in every branch, against the schema; includes; " +
 			"the schema's defaults, examples and descriptions) and, for a working copy, every example rendered, checked and compared with its golden file. " +
 			"A variant that does not load, or is served from its last good version, is one finding per problem of its error.",
-		params:  []param{variantParam},
-		replies: []reply{jsonReply(200, "The findings.", typeOf[lintReport]())},
-		shared:  []int{404, 500, 503}}
+		Params:  []openapi.Param{openapi.VariantParam},
+		Replies: []openapi.Reply{openapi.JSONReply(200, "The findings.", openapi.TypeOf[lintReport]())},
+		Shared:  []int{404, 500, 503}}
 }

@@ -13,8 +13,10 @@
 //	POST /v1/check/{variant}                          api_render.go   body: the input → {variant, ok, checks, ids, provenance}
 //	POST /v1/extract?depth=N&variant=V                api_render.go   body: a rendered prompt → {depth, region, text}
 //	GET  /v1/audit/{key}, /v1/audit/{key}/chain       audit.go        a recorded prompt, and its delegation chain
+//	GET  /v1/libraries                                labels.go       the labels served and their commits (render serve --repo)
+//	POST /v1/reload                                   labels.go       read every label's ref again now (render serve --repo)
 //	GET  /v1/version                                  api_library.go  the program's version, commit and the library's hash
-//	GET  /v1/openapi.json                             api_library.go  the OpenAPI document (openapi.go builds it)
+//	GET  /v1/openapi.json                             api_library.go  the OpenAPI document (package openapi builds it)
 //	GET  /metrics                                     api_library.go  Prometheus metrics (metrics.go, poolmetrics.go)
 //	GET  /livez, /readyz, /healthz                    probes.go       the probes, outside the guard and the token
 //
@@ -27,10 +29,11 @@
 //
 // routes.go holds the route table: each endpoint's method, path, handler
 // and OpenAPI operation (the xxxOp function beside its handler, made of
-// the parts in openapi_parts.go); openapi.go builds the document by
-// walking it (one operation per variant for render and check),
-// openapi_inputs.go the input schemas in the form code generators read,
-// jsonschema.go the schemas of the Go types answered. tokens.go
+// the parts of package server/internal/openapi), and openapi.go hands
+// the routes the server offers to package openapi, which builds the
+// document by walking them (one operation per variant for render and
+// check), with the input schemas in the form code generators read and
+// the schemas of the Go types answered. tokens.go
 // reads ?max_tokens and ?tokens into render options; slots.go holds the
 // render slots every render, check, extraction, lint and golden render
 // waits for (inSlot); body.go the request bodies and their byte budget;

@@ -7,6 +7,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/labels"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 
 // Labels: a server started with a label registry (render serve --repo)
@@ -18,8 +19,8 @@ import (
 
 // Header names of the label that answered and of its commit.
 const (
-	labelHeader  = "X-Promptsmith-Label"
-	commitHeader = "X-Promptsmith-Commit"
+	labelHeader  = openapi.LabelHeader
+	commitHeader = openapi.CommitHeader
 )
 
 // stateFor is what a request is answered from: with labels, a state of
@@ -146,38 +147,19 @@ func (s *Server) LabelRefreshed(o labels.Outcome) {
 	}
 }
 
-// labelParams are the parameters of a request answered from a label.
-func labelParams() []param {
-	return []param{
-		queryParam("label", "The label to answer from (GET /v1/libraries lists them); the default label when none is given. "+
-			"The X-Promptsmith-Label header says the same; both given and different answer 400.", map[string]any{"type": "string"}),
-		labelHeaderParam,
-		queryParam("library", "Answer only from this library (its hash, or a prefix of 12 digits or more, as X-Promptsmith-Library-Hash gives it): "+
-			"409 when the label now serves another.", map[string]any{"type": "string"}),
-	}
+func librariesOp() openapi.Operation {
+	return openapi.Operation{Summary: "The labels served, each with its commit, library, when it was loaded and its status",
+		Description: "A label whose ref names a commit that cannot be served is listed failing, with the error and the commit, and is served from its last good version.",
+		Replies:     []openapi.Reply{openapi.JSONReply(200, "The labels, sorted by name.", openapi.TypeOf[[]labels.Status]())},
+		Shared:      []int{404}}
 }
 
-// labelHeaderParam is the X-Promptsmith-Label request header.
-func labelHeaderParam(*docBuilder) map[string]any {
-	return map[string]any{"name": labelHeader, "in": "header",
-		"description": "The label to answer from, as ?label= (render serve --repo).", "schema": map[string]any{"type": "string"}}
-}
-
-func librariesOp() operation {
-	return operation{summary: "The labels served, each with its commit, library, when it was loaded and its status",
-		description: "A label whose ref names a commit that cannot be served is listed failing, with the error and the commit, and is served from its last good version.",
-		only:        (*Server).hasLabels,
-		replies:     []reply{jsonReply(200, "The labels, sorted by name.", typeOf[[]labels.Status]())},
-		shared:      []int{404}}
-}
-
-func reloadOp() operation {
-	return operation{summary: "Read every label's ref again now, and list the labels",
-		description: "What the poller (render serve --poll-interval) and SIGHUP do: a label whose ref moved to a commit whose library loads serves it from now on; " +
+func reloadOp() openapi.Operation {
+	return openapi.Operation{Summary: "Read every label's ref again now, and list the labels",
+		Description: "What the poller (render serve --poll-interval) and SIGHUP do: a label whose ref moved to a commit whose library loads serves it from now on; " +
 			"renders in flight finish on the version they started with. A label that fails stays on its last good version and is listed failing.",
-		only:    (*Server).hasLabels,
-		replies: []reply{jsonReply(200, "The labels after the refresh, sorted by name.", typeOf[[]labels.Status]())},
-		shared:  []int{404, 503}}
+		Replies: []openapi.Reply{openapi.JSONReply(200, "The labels after the refresh, sorted by name.", openapi.TypeOf[[]labels.Status]())},
+		Shared:  []int{404, 503}}
 }
 
 // labelSource looks the named variant up in what the request's label
@@ -191,16 +173,4 @@ func (s *Server) labelSource(w http.ResponseWriter, r *http.Request, name string
 	src, err := st.source(name)
 	src.label, src.commit = snap.Label, snap.Commit
 	return src, err
-}
-
-// labelsDescription is what the document's description says of labels,
-// on a server that serves them.
-func (d *docBuilder) labelsDescription() string {
-	if !d.s.hasLabels() {
-		return ""
-	}
-	return "\n\nThis server serves the library of a git repository at labels (render serve --repo): a request picks one with ?label= or the " +
-		"X-Promptsmith-Label header (the default label otherwise; GET /v1/libraries lists them), may pin the library with ?library= (409 when the label " +
-		"serves another), and every answer from a label names it and its commit in X-Promptsmith-Label and X-Promptsmith-Commit. " +
-		"This document describes the default label's library."
 }

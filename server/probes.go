@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 
 // The probes a load balancer or an orchestrator asks, outside the Host
@@ -91,19 +92,19 @@ func (s *Server) ready(ctx context.Context) error {
 	}
 }
 
-func livezOp() operation {
-	return operation{summary: "Whether the process serves; needs no token", open: true,
-		replies: []reply{jsonReply(200, "The process serves.", typeOf[probe]())}}
+func livezOp() openapi.Operation {
+	return openapi.Operation{Summary: "Whether the process serves; needs no token", Open: true,
+		Replies: []openapi.Reply{openapi.JSONReply(200, "The process serves.", openapi.TypeOf[probe]())}}
 }
 
-func readyzOp() operation {
-	return operation{summary: "Whether the server can render and record now; needs no token",
-		description: "503 while the server drains (from SIGTERM on), while no library is loaded and while the audit store does not answer.", open: true,
-		replies: []reply{jsonReply(200, "Ready.", typeOf[probe]()), jsonReply(503, "Not ready: error says why.", typeOf[probe]())}}
+func readyzOp() openapi.Operation {
+	return openapi.Operation{Summary: "Whether the server can render and record now; needs no token",
+		Description: "503 while the server drains (from SIGTERM on), while no library is loaded and while the audit store does not answer.", Open: true,
+		Replies: []openapi.Reply{openapi.JSONReply(200, "Ready.", openapi.TypeOf[probe]()), openapi.JSONReply(503, "Not ready: error says why.", openapi.TypeOf[probe]())}}
 }
 
-func healthzOp() operation {
+func healthzOp() openapi.Operation {
 	op := readyzOp()
-	op.summary = "The same as /readyz, kept for existing probes; needs no token"
+	op.Summary = "The same as /readyz, kept for existing probes; needs no token"
 	return op
 }

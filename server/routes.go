@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 
 // route is one endpoint of the API: what it answers, its handler, and what
@@ -16,33 +17,36 @@ import (
 type route struct {
 	method, path string
 	handle       http.HandlerFunc
-	op           operation
+	op           openapi.Operation
+	// only, when set, says whether the server offers the route, which
+	// depends on how it runs; the document lists it only then.
+	only func(*Server) bool
 }
 
 // routeTable is every endpoint, in the order the answer to a path the API
 // lacks lists them.
 func (s *Server) routeTable() []route {
 	return []route{
-		{"GET", "/v1/variants", s.variants, variantsOp()},
-		{"GET", "/v1/variants/{variant}/schema", s.schema, schemaOp()},
-		{"GET", "/v1/variants/{variant}/examples/{example}", s.example, exampleOp()},
-		{"GET", "/v1/variants/{variant}/examples/{example}/golden", s.golden, goldenOp()},
-		{"GET", "/v1/variants/{variant}/lint", s.lint, lintOp()},
-		{"POST", "/v1/render/{variant}", s.render, renderOp()},
-		{"POST", "/v1/check/{variant}", s.check, checkOp()},
-		{"POST", "/v1/extract", s.extract, extractOp()},
-		{"GET", "/v1/audit/{key}", s.auditEntry, auditEntryOp()},
-		{"GET", "/v1/audit/{key}/chain", s.auditChain, auditChainOp()},
-		{"GET", "/v1/libraries", s.libraries, librariesOp()},
-		{"POST", "/v1/reload", s.reload, reloadOp()},
-		{"GET", "/v1/version", s.version, versionOp()},
-		{"GET", "/v1/openapi.json", s.openapi, openapiOp()},
-		{"GET", "/v1/events", s.streamEvents, eventsOp()},
-		{"GET", "/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP, metricsOp()},
-		{"GET", "/livez", s.livez, livezOp()},
-		{"GET", "/readyz", s.readyz, readyzOp()},
-		{"GET", "/healthz", s.readyz, healthzOp()},
-		{"GET", "/{$}", s.page, pageOp()},
+		{"GET", "/v1/variants", s.variants, variantsOp(), nil},
+		{"GET", "/v1/variants/{variant}/schema", s.schema, schemaOp(), nil},
+		{"GET", "/v1/variants/{variant}/examples/{example}", s.example, exampleOp(), nil},
+		{"GET", "/v1/variants/{variant}/examples/{example}/golden", s.golden, goldenOp(), (*Server).hasGoldenFiles},
+		{"GET", "/v1/variants/{variant}/lint", s.lint, lintOp(), nil},
+		{"POST", "/v1/render/{variant}", s.render, renderOp(), nil},
+		{"POST", "/v1/check/{variant}", s.check, checkOp(), nil},
+		{"POST", "/v1/extract", s.extract, extractOp(), nil},
+		{"GET", "/v1/audit/{key}", s.auditEntry, auditEntryOp(), nil},
+		{"GET", "/v1/audit/{key}/chain", s.auditChain, auditChainOp(), nil},
+		{"GET", "/v1/libraries", s.libraries, librariesOp(), (*Server).hasLabels},
+		{"POST", "/v1/reload", s.reload, reloadOp(), (*Server).hasLabels},
+		{"GET", "/v1/version", s.version, versionOp(), nil},
+		{"GET", "/v1/openapi.json", s.openapi, openapiOp(), nil},
+		{"GET", "/v1/events", s.streamEvents, eventsOp(), (*Server).streaming},
+		{"GET", "/metrics", promhttp.HandlerFor(s.metrics.registry, promhttp.HandlerOpts{}).ServeHTTP, metricsOp(), nil},
+		{"GET", "/livez", s.livez, livezOp(), nil},
+		{"GET", "/readyz", s.readyz, readyzOp(), nil},
+		{"GET", "/healthz", s.readyz, healthzOp(), nil},
+		{"GET", "/{$}", s.page, pageOp(), nil},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 
 // A working copy served with --watch may hold a variant that no longer
@@ -19,7 +20,7 @@ import (
 
 // staleHeader marks an answer made from a version of the variant that is
 // not the working copy's.
-const staleHeader = "X-Promptsmith-Stale"
+const staleHeader = openapi.StaleHeader
 
 // maxStaleValue bounds the value of X-Promptsmith-Stale: the body carries
 // the whole error.

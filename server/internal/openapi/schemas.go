@@ -1,4 +1,4 @@
-package server
+package openapi
 
 import (
 	"bytes"
@@ -22,23 +22,16 @@ import (
 // omitempty are required, so that a test validating real responses
 // against the document finds any drift.
 
-// componentNames names the Go types that become components.schemas.
+// componentNames names the Go types of the engine and the stores that
+// become components.schemas; the server names its own (Config.Components).
 func componentNames() map[reflect.Type]string {
 	return map[reflect.Type]string{
-		reflect.TypeFor[served]():             "Result",
 		reflect.TypeFor[engine.Section]():     "Section",
 		reflect.TypeFor[engine.Heading]():     "Heading",
 		reflect.TypeFor[engine.Region]():      "Region",
 		reflect.TypeFor[engine.CheckResult](): "CheckResult",
 		reflect.TypeFor[engine.Provenance]():  "Provenance",
 		reflect.TypeFor[engine.Error]():       "Error",
-		reflect.TypeFor[errorBody]():          "ErrorBody",
-		reflect.TypeFor[checkFailure]():       "CheckFailure",
-		reflect.TypeFor[checkReport]():        "CheckReport",
-		reflect.TypeFor[extracted]():          "Extraction",
-		reflect.TypeFor[variantInfo]():        "Variant",
-		reflect.TypeFor[versionInfo]():        "Version",
-		reflect.TypeFor[probe]():              "Probe",
 		reflect.TypeFor[audit.Entry]():        "AuditEntry",
 		reflect.TypeFor[labels.Status]():      "LabelStatus",
 	}
@@ -64,7 +57,7 @@ func descriptions() map[string]string {
 		"Result.tokens":            "Tokens of the whole prompt, when the server counts them (--tokens).",
 		"Result.provenance":        "The library, and the variant's own files, that made the prompt.",
 		"Result.budget":            "How the prompt was fitted to a token budget, when it was.",
-		"Result.stale":             staleMember,
+		"Result.stale":             StaleMember,
 		"Section":                  "One kept section of a prompt.",
 		"Section.name":             "The section's name in the manifest (its template is <name>.md.tmpl).",
 		"Section.start":            "Byte offset of its first byte in text.",
@@ -107,7 +100,7 @@ func descriptions() map[string]string {
 		"Error.hints":            "Sentences saying what to do.",
 		"Error.also":             "Further problems found in the same pass; for a check failure, one entry per failed check.",
 		"ErrorBody":              "The body of every error response.",
-		"ErrorBody.stale":        staleMember,
+		"ErrorBody.stale":        StaleMember,
 		"CheckFailure":           "The body of a render whose prompt failed a check: the error, naming each failed check, and the Result.",
 		"CheckReport":            "The outcome of each check of a render, without the prompt.",
 		"CheckReport.variant":    "The variant rendered.",
@@ -116,7 +109,7 @@ func descriptions() map[string]string {
 		"CheckReport.ids":        "The ids the manifest computes from the input.",
 		"CheckReport.provenance": "The library that rendered the prompt.",
 		"CheckReport.error":      "When a check failed: the error naming each failed check (as in CheckFailure).",
-		"CheckReport.stale":      staleMember,
+		"CheckReport.stale":      StaleMember,
 		"Extraction":             "A prompt embedded in a rendered prompt.",
 		"Extraction.depth":       "How many levels down it was taken from.",
 		"Extraction.region":      "The verbatim region it was taken from.",
@@ -150,8 +143,8 @@ func descriptions() map[string]string {
 	}
 }
 
-// staleMember describes the stale member of a body.
-const staleMember = "Only when the answer is made from the variant's last good version, because the working copy's does not load " +
+// StaleMember describes the stale member of a body.
+const StaleMember = "Only when the answer is made from the variant's last good version, because the working copy's does not load " +
 	"(render serve --watch), or from the last library that loaded, because a reload failed: why (position is file:line:col in the library). " +
 	"X-Promptsmith-Stale says the same in short."
 
@@ -164,10 +157,10 @@ type schemaBuilder struct {
 	err          error
 }
 
-func newSchemaBuilder() *schemaBuilder {
+func newSchemaBuilder(names map[reflect.Type]string, descs map[string]string) *schemaBuilder {
 	b := &schemaBuilder{components: map[string]any{}, names: componentNames(), descriptions: descriptions()}
-	maps.Copy(b.names, authoringComponents())
-	maps.Copy(b.descriptions, authoringDescriptions())
+	maps.Copy(b.names, names)
+	maps.Copy(b.descriptions, descs)
 	return b
 }
 

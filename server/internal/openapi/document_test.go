@@ -1,0 +1,60 @@
+package openapi
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/fixture"
+)
+
+type body struct {
+	Message string `json:"message"`
+}
+
+// A route the server serves without saying what it is cannot make a
+// document: each endpoint is described or the document fails.
+func TestBuildRefusesARouteWithoutAnOperation(t *testing.T) {
+	c := Config{Library: fixture.Library(t), ErrorBody: reflect.TypeFor[body]()}
+	_, err := Build(c, []Route{{Method: "GET", Path: "/v1/thing"}})
+	if err == nil || !strings.Contains(err.Error(), "GET /v1/thing") {
+		t.Fatalf("err = %v, want one naming the route", err)
+	}
+}
+
+// A route listed per variant becomes one operation for each, named for
+// code generators, and the label parameters come only with labels.
+func TestBuildListsARoutePerVariant(t *testing.T) {
+	lib := fixture.Library(t)
+	op := Operation{Summary: "Render", PerVariant: "render", Body: InputRequest, Labelled: true,
+		Replies: []Reply{JSONReply(200, "The body.", TypeOf[body]())}}
+	for _, labels := range []bool{false, true} {
+		out, err := Build(Config{Library: lib, Labels: labels, ErrorBody: reflect.TypeFor[body]()},
+			[]Route{{Method: "POST", Path: "/v1/render/{variant}", Op: op}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Paths map[string]map[string]struct {
+				OperationID string           `json:"operationId"`
+				Parameters  []map[string]any `json:"parameters"`
+			} `json:"paths"`
+		}
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range lib.Names() {
+			post, ok := doc.Paths["/v1/render/"+name]["post"]
+			if !ok {
+				t.Fatalf("labels %v: no operation for %s in %s", labels, name, out)
+			}
+			if want := "render" + typeNameOf(name); post.OperationID != want {
+				t.Errorf("operationId = %q, want %q", post.OperationID, want)
+			}
+			if got := len(post.Parameters) > 0; got != labels {
+				t.Errorf("labels %v: parameters %v", labels, post.Parameters)
+			}
+		}
+	}
+}
