@@ -222,7 +222,9 @@ func Root(dir string) (string, error) {
 // symbolic link that leads out of it (an example linked to /etc/passwd, a
 // template linked to a secret) is refused like a missing file, and the
 // variant holding it does not load, instead of the library serving what it
-// points at. Links inside the folder work.
+// points at. Links inside the folder work. The folder is read once, into
+// memory; each variant is parsed and compiled when first used, from those
+// bytes.
 func LoadDir(dir string, opts ...Option) (*Library, error) {
 	root, err := Root(dir)
 	if err != nil {
@@ -234,12 +236,12 @@ func LoadDir(dir string, opts ...Option) (*Library, error) {
 			Hint("point --templates at the folder that holds templates/ and schemas/")
 	}
 	defer r.Close()
-	lib, err := Load(r.FS(), append([]Option{WithOrigin(root)}, opts...)...)
+	snap, err := snapshotOf(r.FS())
 	if err != nil {
-		return nil, err
+		return nil, (&Error{Kind: KindUsage, Position: dir, Reason: "cannot read the library folder: " + err.Error(), Err: err}).
+			Hint("point --templates at the folder that holds templates/ and schemas/")
 	}
-	lib.loadAll() // every file is read before the folder is closed
-	return lib, nil
+	return Load(snap, append([]Option{WithOrigin(root)}, opts...)...)
 }
 
 func (lib *Library) label(p string) string {

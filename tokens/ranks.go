@@ -15,16 +15,18 @@ import (
 // Tokens of up to seven bytes, most lookups (the pairs a merge tries, the
 // short words that are tokens whole), are packed into a number and found
 // with one multiplication and a probe or two, without hashing a string.
-var (
-	//go:embed ranktables/cl100k_base.ranks
-	cl100kRanks string
-	//go:embed ranktables/o200k_base.ranks
-	o200kRanks string
-	//go:embed ranktables/p50k_base.ranks
-	p50kRanks string
-	//go:embed ranktables/r50k_base.ranks
-	r50kRanks string
-)
+//
+//go:embed ranktables/cl100k_base.ranks
+var cl100kRanks string
+
+//go:embed ranktables/o200k_base.ranks
+var o200kRanks string
+
+//go:embed ranktables/p50k_base.ranks
+var p50kRanks string
+
+//go:embed ranktables/r50k_base.ranks
+var r50kRanks string
 
 // embeddedRanks is the embedded table of an encoding, "" for none.
 func embeddedRanks(encoding string) string {
