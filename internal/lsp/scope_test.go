@@ -120,7 +120,7 @@ func TestLspCompletionFollowsTheDot(t *testing.T) {
 
 func TestLspHoverAndDefinitionFollowTheDot(t *testing.T) {
 	c := start(t, fixture.Shop(t))
-	schema := strings.Split(fixture.ShopFiles["schemas/shop.schema.json"], "\n")
+	schema := strings.Split(fixture.ShopFiles()["schemas/shop.schema.json"], "\n")
 	opened := map[string]bool{}
 	for _, tc := range []struct {
 		name, file, text string
