@@ -61,6 +61,9 @@ func (v *Variant) newExecSet() (*execSet, error) {
 	set.env = &funcs.Env{Keys: &set.order, Templates: func() *template.Template { return set.tmpl },
 		Limits: funcs.Limits{ListItems: limits.ListItems, OutputBytes: limits.OutputBytes}}
 	clone.Funcs(funcs.Map(set.env))
+	if err := bound(clone, set.env); err != nil {
+		return nil, &Error{Kind: KindInternal, Variant: v.name, Reason: "cannot copy the templates: " + err.Error(), Err: err}
+	}
 	if err := v.writeFieldsDirectly(set); err != nil {
 		return nil, &Error{Kind: KindInternal, Variant: v.name, Reason: "cannot copy the templates: " + err.Error(), Err: err}
 	}

@@ -310,7 +310,7 @@ func TestIncludeRecursionIsAnError(t *testing.T) {
 		f["templates/note/styles/plain.md.tmpl"].Data = []byte(`{{ include "styles/plain.md.tmpl" . }}`)
 	})
 	_, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte("title: T\nstyle: plain\n")})
-	if e := AsError(err); e == nil || e.Kind != KindTemplate || !strings.Contains(e.Reason, "include each other too deeply") {
+	if e := AsError(err); e == nil || e.Kind != KindTemplate || !strings.Contains(e.Reason, `template "styles/plain.md.tmpl": templates call each other too deeply`) {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -53,6 +54,13 @@ func (v *Variant) templateError(err error) *Error {
 	pos := v.position(file, lineNo, col)
 	reason := msg[last[1]:]
 	reason = callFail.ReplaceAllString(reason, "$1: ")
+	var limit *funcs.LimitError
+	if errors.As(err, &limit) {
+		// The actions that count calls are the engine's, not the author's:
+		// the position is the template's, the reason the limit's.
+		e := &Error{Kind: KindTemplate, Position: pos, Reason: limit.Msg, Err: err}
+		return e.Hint("%s", limit.Hint)
+	}
 	e := &Error{Kind: KindTemplate, Position: pos, Reason: reason, Err: err}
 	if at != "" {
 		e.Reason += " (in " + at + ")"

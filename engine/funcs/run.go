@@ -24,6 +24,12 @@ type Run struct {
 	Ctx context.Context
 	// includes is how deeply includes nest at the moment.
 	includes int
+	// calls is how many templates execute at the moment, one inside the
+	// other, through template and include together.
+	calls int
+	// frames is how much stack those calls hold, in levels of nesting
+	// (Enter's weight).
+	frames int
 }
 
 // Including reports whether a template of the run executes inside include,

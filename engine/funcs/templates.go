@@ -19,11 +19,18 @@ func templateFuncs(env *Env) []Func {
 	}
 }
 
-// maxIncludeDepth bounds how deeply includes nest. Every include starts a
-// new execution, so text/template's own depth limit never sees a template
-// that includes itself; without a bound it would exhaust the stack and end
-// the process. No prompt nests templates this deep.
+// maxIncludeDepth bounds how deeply includes nest in templates run bare,
+// outside a render (a render counts them with its templates: Enter).
+// Every include starts a new execution, so text/template's own depth limit
+// never sees a template that includes itself; without a bound it would
+// exhaust the stack and end the process. No prompt nests templates this
+// deep.
 const maxIncludeDepth = 100
+
+// includeWeight is what an include holds of the stack beyond the template
+// it runs, in Enter's levels of nesting: a new execution and a call
+// through reflect.
+const includeWeight = 8
 
 func (env *Env) include(name string, data any) (string, error) {
 	set := env.Templates()
@@ -33,22 +40,22 @@ func (env *Env) include(name string, data any) (string, error) {
 	if err := env.check(); err != nil {
 		return "", err
 	}
-	tooDeep := func() error {
-		return fmt.Errorf("include %q: templates include each other too deeply, more than %d levels (does one include itself?)", name, maxIncludeDepth)
-	}
 	if env.Run == nil {
 		// Outside a render there is no count to keep: ask the stack, which
 		// costs more but is only for tools that run templates bare.
 		var pc [1]uintptr
 		if runtime.Callers(maxIncludeDepth*200, pc[:]) > 0 {
-			return "", tooDeep()
+			return "", fmt.Errorf("include %q: templates include each other too deeply, more than %d levels (does one include itself?)", name, maxIncludeDepth)
 		}
 	} else {
-		if env.Run.includes >= maxIncludeDepth {
-			return "", tooDeep()
+		if _, err := env.enter(name, includeWeight); err != nil {
+			return "", err
 		}
 		env.Run.includes++
-		defer func() { env.Run.includes-- }()
+		defer func() {
+			env.Run.includes--
+			env.leave(includeWeight)
+		}()
 	}
 	b := &includeBuffer{env: env}
 	err := set.ExecuteTemplate(b, name, data)

@@ -1,0 +1,96 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/promptsmith/promptsmith/engine"
+)
+
+// hostile is a library whose one variant, "hostile", renders the template
+// body as its one section, under a short time limit.
+func hostile(t testing.TB, body string, limits engine.Limits) *engine.Library {
+	t.Helper()
+	fsys := fstest.MapFS{
+		"schemas/hostile.schema.json":    {Data: []byte(`{"type": "object"}`)},
+		"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
+		"templates/hostile/body.md.tmpl": {Data: []byte(body)},
+	}
+	if limits.Timeout == 0 {
+		limits.Timeout = 2 * time.Second
+	}
+	lib, err := engine.Load(fsys, engine.WithLimits(limits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib
+}
+
+func renderHostile(t testing.TB, lib *engine.Library) error {
+	t.Helper()
+	_, err := lib.Render(context.Background(), "hostile", engine.Input{Name: "in.json", Data: []byte(`{}`)})
+	return err
+}
+
+// TestRecursionThroughTemplateAndInclude: a define that calls itself
+// through template and include in turn ends in the render's error naming
+// the template, not in a stack overflow that ends the process.
+func TestRecursionThroughTemplateAndInclude(t *testing.T) {
+	lib := hostile(t, `{{ define "a" }}{{ template "b" . }}{{ end }}{{ define "b" }}{{ include "a" . }}{{ end }}{{ template "a" . }}`, engine.Limits{})
+	err := renderHostile(t, lib)
+	t.Log(err)
+	if err == nil {
+		t.Fatal("no error")
+	}
+}
+
+func TestRecursionDeep(t *testing.T) {
+	lib := hostile(t, `{{ define "a" }}{{ if lt . 90000 }}{{ template "a" (add . 1) }}{{ else }}{{ include "a" 0 }}{{ end }}{{ end }}{{ template "a" 0 }}`, engine.Limits{Timeout: 60 * time.Second})
+	err := renderHostile(t, lib)
+	t.Log(err)
+	if err == nil {
+		t.Fatal("no error")
+	}
+}
+
+// TestRecursionFromDeepBlocks: a template that calls itself from inside
+// many nested blocks holds more stack per call than text/template's count
+// of calls sees; the frames bound ends it with the same error.
+func TestRecursionFromDeepBlocks(t *testing.T) {
+	for _, k := range []int{90, 1000, 20000} {
+		body := `{{ define "a" }}` + strings.Repeat("{{ with . }}", k) + `{{ template "a" . }}` + strings.Repeat("{{ end }}", k) + `{{ end }}{{ template "a" 1 }}`
+		err := renderHostile(t, hostile(t, body, engine.Limits{}))
+		var e *engine.Error
+		if !errors.As(err, &e) || e.Kind != engine.KindTemplate || !strings.Contains(e.Reason, `template "a"`) || !strings.Contains(e.Reason, "too deeply") {
+			t.Errorf("%d blocks: %v", k, err)
+		}
+	}
+}
+
+// TestRecursionFromDeepPipelines: so does an include deep in parenthesized
+// pipelines.
+func TestRecursionFromDeepPipelines(t *testing.T) {
+	k := 5000
+	body := `{{ define "a" }}{{ ` + strings.Repeat("print (", k) + `include "a" .` + strings.Repeat(")", k) + ` }}{{ end }}{{ template "a" 1 }}`
+	err := renderHostile(t, hostile(t, body, engine.Limits{}))
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Kind != engine.KindTemplate || !strings.Contains(e.Reason, `too deeply`) {
+		t.Errorf("%v", err)
+	}
+}
+
+// TestNestedRangeStopsAtTheDeadline: a range whose body calls nothing
+// still sees the render's deadline, and the render ends with the
+// template's time limit error.
+func TestNestedRangeStopsAtTheDeadline(t *testing.T) {
+	lib := hostile(t, `{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}`, engine.Limits{Timeout: 200 * time.Millisecond})
+	err := renderHostile(t, lib)
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Kind != engine.KindTemplate || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("%v", err)
+	}
+}

@@ -1,0 +1,62 @@
+package lsp_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+)
+
+// hostileLibrary is a folder with one variant, "hostile", whose one
+// template recurses through template and include without end, and one
+// example.
+func hostileLibrary(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"schemas/hostile.schema.json":          `{"type": "object"}`,
+		"templates/hostile/prompt.yaml":        "schema: hostile\nsections: [body]\n",
+		"templates/hostile/body.md.tmpl":       `{{ define "a" }}{{ if lt . 90000 }}{{ template "a" (add . 1) }}{{ else }}{{ include "a" 0 }}{{ end }}{{ end }}{{ template "a" 0 }}`,
+		"templates/hostile/examples/some.json": `{}`,
+	}
+	for p, text := range files {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestLspSurvivesRecursion: rendering an example of a template that calls
+// itself through template and include in turn answers with the render's
+// error, and the server goes on.
+func TestLspSurvivesRecursion(t *testing.T) {
+	c := start(t, hostileLibrary(t))
+	body := "templates/hostile/body.md.tmpl"
+	c.open(body)
+	var lenses []protocol.CodeLens
+	c.mustCall(protocol.MethodTextDocumentCodeLens, protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(body)}}, &lenses)
+	if len(lenses) == 0 || lenses[0].Command == nil {
+		t.Fatalf("code lenses %+v", lenses)
+	}
+	for range 2 {
+		err := c.call(protocol.MethodWorkspaceExecuteCommand, protocol.ExecuteCommandParams{Command: lenses[0].Command.Command, Arguments: lenses[0].Command.Arguments}, nil)
+		if err == nil || !strings.Contains(err.Error(), "too deeply") {
+			t.Errorf("render: %v", err)
+		}
+	}
+	c.diagnostics(body, func(d []protocol.Diagnostic) bool {
+		for _, x := range d {
+			if strings.Contains(x.Message, "too deeply") {
+				return true
+			}
+		}
+		return false
+	})
+}
