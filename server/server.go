@@ -189,8 +189,9 @@ func (s *Server) Library() *engine.Library { return s.lib() }
 
 func (s *Server) lib() *engine.Library { return s.state.Load().lib }
 
-// ServeHTTP refuses a request not meant for this server or from a page
-// that may not call it (guard), answers CORS preflights, checks the bearer
+// ServeHTTP refuses a request that repeats a parameter or header
+// (refuseRepeats), one not meant for this server or from a page that may
+// not call it (guard), answers CORS preflights, checks the bearer
 // token and routes the request, counting it by route and status. All of
 // that before a byte of the body is read; an answer to a request whose
 // body was not read whole closes the connection (dropUnread).
@@ -205,7 +206,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, end := s.requestSpan(r)
 	r = r.WithContext(ctx)
-	if s.guard(sw, r) || s.cors(sw, r) || (!isProbe(r.URL.Path) && !s.authorized(sw, r)) {
+	if s.refuseRepeats(sw, r) || s.guard(sw, r) || s.cors(sw, r) || (!isProbe(r.URL.Path) && !s.authorized(sw, r)) {
 		_, r.Pattern = s.mux.Handler(r) // answered already: only the route is wanted
 	} else {
 		s.mux.ServeHTTP(sw, r)

@@ -41,8 +41,8 @@ const (
 //   - Check and Section name a manifest check that failed and the section
 //     that wrote what it refused;
 //   - Path is a file read or written, a URL path or a store's address;
-//     Parameter an HTTP query parameter; Flag a command-line flag; Key an
-//     audit hash or id.
+//     Parameter an HTTP query parameter (or a header given twice); Flag
+//     a command-line flag; Key an audit hash or id.
 type Error struct {
 	Kind      Kind     `json:"kind"`
 	Reason    string   `json:"reason"`
