@@ -39,6 +39,7 @@ func (v *Variant) Lint() []lint.Finding {
 		RootData:   rootData,
 		Section:    func(name string) bool { return rootData(name) && strings.HasSuffix(name, ".md.tmpl") },
 		Variant:    v.name,
+		SchemaFile: v.schemaFile(),
 		Properties: props,
 		Used:       v.manifestReads(),
 	})

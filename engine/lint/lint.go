@@ -83,6 +83,9 @@ type Templates struct {
 	Section func(name string) bool
 	// Variant names the variant, for the findings about its schema.
 	Variant string
+	// SchemaFile is the variant's schema as the author finds it
+	// ("schemas/space.schema.json"), for the fixes made there.
+	SchemaFile string
 	// Properties, when not nil, are the properties of the variant's schema
 	// (schema.Schema.Declared): those no template reads, nor Used names, are
 	// warned of.
@@ -133,6 +136,10 @@ type walker struct {
 	// caller passes: it records what is read there, and reports nothing
 	// (the partial is checked on its own).
 	quiet int
+	// via, while the walker follows a partial with what its callers pass
+	// (not quietly), says where each caller passes what: a finding there is
+	// about that value, which the partial's own walk does not know.
+	via []string
 	// followed are the partials followed, by name and what they ran on.
 	followed map[string]bool
 	// reads are the input fields read, as JSON pointers with *.
@@ -163,6 +170,9 @@ type value struct {
 	path string // the JSON pointer of the place, for guards
 	open bool
 	root bool // the whole input, where the engine's own names also stand
+	// kind is the JSON type of a value the schema does not give but a
+	// function does (len gives an integer, printf a string), or "".
+	kind string
 }
 
 type scope struct {
@@ -207,6 +217,12 @@ func (w *walker) report(n parse.Node, sev Severity, format string, args ...any) 
 func (w *walker) reportAt(pos string, sev Severity, format string, args ...any) {
 	if w.quiet > 0 {
 		return
+	}
+	if len(w.via) > 0 {
+		if sev != Error {
+			return // a guard may stand in the caller
+		}
+		format += " (in a partial: " + w.via[len(w.via)-1] + ")"
 	}
 	w.add(Finding{Position: pos, Severity: sev, Kind: KindLint, Message: fmt.Sprintf(format, args...)})
 }
@@ -280,6 +296,7 @@ func (w *walker) node(n parse.Node, s *scope) {
 		w.list(n.ElseList, s.child())
 	case *parse.RangeNode:
 		v := w.pipe(n.Pipe, s)
+		w.checkRange(n, v)
 		elem := value{open: true}
 		if !v.open {
 			elem = value{node: v.node.Elem(), path: v.path + "/*"}
@@ -301,7 +318,7 @@ func (w *walker) node(n parse.Node, s *scope) {
 			w.report(n, Error, "no template %q; the templates are: %s", n.Name, funcs.TemplateNames(w.t.Set))
 		}
 		if n.Pipe != nil {
-			w.follow(n.Name, w.pipe(n.Pipe, s))
+			w.follow(n.Name, w.pipe(n.Pipe, s), n)
 		}
 	case *parse.ListNode:
 		w.list(n, s)
@@ -418,14 +435,18 @@ func (w *walker) command(c *parse.CommandNode, s *scope, piped *value) value {
 		}
 		vals[i] = w.arg(a, s)
 	}
+	w.checkCall(id, args, vals, piped)
 	switch id.Ident {
 	case "get", "index", "hasKey":
 		if len(args) >= 2 {
-			if name, ok := args[1].(*parse.StringNode); ok && !vals[0].open {
+			if name, ok := args[1].(*parse.StringNode); ok && !vals[0].open && !notObject(vals[0]) {
 				child := w.field(args[1], vals[0], name.Text, s, false)
 				if id.Ident != "hasKey" {
 					return child
 				}
+			}
+			if _, ok := args[1].(*parse.NumberNode); ok && id.Ident == "index" && len(args) == 2 && !vals[0].open && slices.Equal(vals[0].node.Types(), []string{"array"}) {
+				return value{node: vals[0].node.Elem(), path: vals[0].path + "/*"}
 			}
 		}
 	case "include":
@@ -443,6 +464,10 @@ func (w *walker) command(c *parse.CommandNode, s *scope, piped *value) value {
 		if len(vals) == 3 && !vals[2].open {
 			return value{node: vals[2].node.Elem(), path: vals[2].path + "/*"}
 		}
+	case "len", "add", "sub", "mul", "div", "mod", "add1", "sub1", "max", "min":
+		return value{open: true, kind: "integer"}
+	case "printf", "print", "upper", "lower", "trim", "title", "join", "quote", "squote", "toString":
+		return value{open: true, kind: "string"}
 	}
 	if keepsElements(id.Ident) && len(vals) > 0 && piped == nil {
 		return vals[len(vals)-1]
@@ -451,6 +476,13 @@ func (w *walker) command(c *parse.CommandNode, s *scope, piped *value) value {
 		return sameList(vals)
 	}
 	return value{open: true}
+}
+
+// notObject reports whether the schema says a value is never an object
+// (index of a list by a name is checkIndex's to report).
+func notObject(v value) bool {
+	t := v.node.Types()
+	return len(t) > 0 && !slices.Contains(t, "object")
 }
 
 // sameList is what concat gives of lists: one of their elements, when each
@@ -552,6 +584,17 @@ func (w *walker) fieldAt(pos string, v value, name string, s *scope, read bool) 
 	child, status := v.node.Field(name)
 	switch status {
 	case schema.Unknown:
+		if len(w.via) > 0 && (!read || s.guards[path]) {
+			// In a partial, a test for a field that one caller's value
+			// lacks is how it serves several.
+			return value{open: true}
+		}
+		if t := v.node.Types(); len(t) > 0 && !slices.Contains(t, "object") {
+			// A field read on a text, a number, a list: it has no fields.
+			w.reportAt(pos, Error, "%s: %s is %s, which has no fields (the render stops: \"can't evaluate field %s\"); read %s itself, or make it an object with a property %q in the schema%s",
+				pathText(path), objectText(v.path), article(v.node.Words()), name, objectText(v.path), name, w.inSchema())
+			return value{open: true}
+		}
 		msg := fmt.Sprintf("%s: the schema defines no field %q here", pathText(path), name)
 		known := v.node.Names()
 		if v.root {

@@ -148,9 +148,9 @@ func TestCheck(t *testing.T) {
 			"{{ $no := not (hasKey . \"style\") }}{{ if $no }}x{{ else }}{{ .style }}{{ end }}" +
 			"{{ if not (hasKey . \"style\") }}x{{ else }}{{ .style }}{{ end }}" +
 			"{{ if and (hasKey . \"style\") (eq .style \"x\") }}y{{ end }}", nil},
-		{"an include of a template that is not there", "{{ include \"nope.md.tmpl\" . }}{{ include \"part.md.tmpl\" . }}",
+		{"an include of a template that is not there", "{{ include \"nope.md.tmpl\" . }}{{ include \"part.md.tmpl\" (get . \"extra\") }}",
 			[]string{at + `1:12: error: include "nope.md.tmpl": no such template; the templates are: main.md.tmpl, part.md.tmpl`}},
-		{"a template that is not there", "{{ template \"_x.tmpl\" . }}{{ template \"part.md.tmpl\" . }}",
+		{"a template that is not there", "{{ template \"_x.tmpl\" . }}{{ template \"part.md.tmpl\" (get . \"extra\") }}",
 			[]string{at + `1:13: error: no template "_x.tmpl"; the templates are: main.md.tmpl, part.md.tmpl`}},
 		{"an include by a computed name is not checked", "{{ include (printf \"%s.md.tmpl\" .title) . }}", nil},
 	}

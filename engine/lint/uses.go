@@ -81,14 +81,16 @@ func (w *walker) include(nameArg parse.Node, data value) {
 	switch n := nameArg.(type) {
 	case *parse.StringNode:
 		w.refer(n.Text)
-		w.follow(n.Text, data)
+		w.follow(n.Text, data, n)
 		return
 	case *parse.PipeNode:
 		if re, ok := printfGlob(n); ok {
 			w.patterns = append(w.patterns, re)
 			for _, t := range w.t.Set.Templates() {
 				if re.MatchString(t.Name()) {
-					w.follow(t.Name(), data)
+					w.quiet++ // which of them runs lint cannot tell
+					w.follow(t.Name(), data, n)
+					w.quiet--
 				}
 			}
 			return
@@ -128,9 +130,12 @@ func printfGlob(p *parse.PipeNode) (*regexp.Regexp, bool) {
 
 var printfVerb = regexp.MustCompile(`%%|%[-+# 0-9.]*[a-zA-Z]`)
 
-// follow walks the template name on the value its caller passes, to learn
-// what it reads of it, once per template and value.
-func (w *walker) follow(name string, dot value) {
+// follow walks the template name on the value its caller passes (at
+// node from), once per template and value: to learn what it reads of it,
+// and to report a field the value has not, or a type it is not, inside
+// the partial, as a section's own are (the partial's own walk does not
+// know its dot). Warnings are left out there: a caller may guard.
+func (w *walker) follow(name string, dot value, from parse.Node) {
 	t := w.t.Set.Lookup(name)
 	if dot.open || t == nil || t.Tree == nil || t.Tree.Root == nil {
 		return
@@ -140,12 +145,13 @@ func (w *walker) follow(name string, dot value) {
 		return
 	}
 	w.followed[key] = true
+	loc, _ := w.tree.ErrorContext(from)
+	w.via = append(w.via, fmt.Sprintf("the dot here is %s, as %s/%s passes it", objectText(dot.path), w.t.Dir, oneBased(loc)))
 	tree := w.tree
 	w.tree = t.Tree
-	w.quiet++
 	w.list(t.Tree.Root, newScope(dot))
-	w.quiet--
 	w.tree = tree
+	w.via = w.via[:len(w.via)-1]
 }
 
 // partials warns of each partial, a file _name.tmpl, that no other file
