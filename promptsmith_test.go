@@ -86,7 +86,7 @@ func TestManifestSchema(t *testing.T) {
 	rules := defs["rules"].(map[string]any)["properties"].(map[string]any)
 	for goType, node := range map[string]any{"Manifest": raw, "IDSpec": defs["id"], "Verbatim": defs["verbatim"],
 		"Rules": defs["rules"], "Checks": defs["checks"], "TextRule": defs["text_rule"], "Probe": defs["probe"],
-		"Unit": defs["unit"], "BudgetExample": defs["budget_example"],
+		"Unit": defs["unit"], "BudgetExample": defs["budget_example"], "Cache": defs["cache"],
 		"Reference":      rules["references"].(map[string]any)["items"],
 		"TemplateChoice": rules["template_choice"].(map[string]any)["items"],
 		"SectionRef":     rules["section_refs"].(map[string]any)["items"]} {

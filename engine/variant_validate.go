@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/promptsmith/promptsmith/engine/pointer"
 	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/schema"
 )
 
 // validateManifest checks what prompt.yaml says against the other files of
@@ -19,6 +22,7 @@ func (v *variantFiles) validateManifest(files []string, sources map[string]strin
 		func() error { return v.checkBudget(sources) },
 		func() error { return v.checkSections(files) },
 		v.checkBudgetExamples,
+		v.checkCache,
 	} {
 		if err := check(); err != nil {
 			return nil, err
@@ -132,4 +136,46 @@ func (v *variantFiles) templateChoices(files []string) (map[string][]string, err
 		}
 	}
 	return choices, nil
+}
+
+// checkCache: every volatile pointer names a field the input schema
+// declares (or allows), with the closest name when it does not.
+func (v *variantFiles) checkCache() error {
+	c := v.manifest.Cache
+	if c == nil {
+		return nil
+	}
+	for i, p := range c.Volatile {
+		node, path := v.schema.Root(), ""
+		for _, tok := range pointer.Split(p) {
+			if tok == "*" {
+				node, path = node.Elem(), path+"/*"
+				continue
+			}
+			child, status := node.Field(tok)
+			if status == schema.Unknown {
+				pos := v.manifestFile()
+				if line := c.VolatileLine(i); line > 0 {
+					pos = fmt.Sprintf("%s:%d", pos, line)
+				}
+				e := problem.Template(pos, "cache.volatile[%d]: %s is not in the input schema: it declares no field %q at %s (schemas/%s.schema.json)",
+					i, p, tok, pathOrRoot(path), v.manifest.Schema)
+				if near := problem.Closest(tok, node.Names()); near != "" {
+					e.Hint("did you mean %q?", path+"/"+near)
+				} else if names := node.Names(); len(names) > 0 {
+					e.Hint("the fields there are: %s", strings.Join(names, ", "))
+				}
+				return e
+			}
+			node, path = child, path+"/"+tok
+		}
+	}
+	return nil
+}
+
+func pathOrRoot(p string) string {
+	if p == "" {
+		return "the top level"
+	}
+	return p
 }

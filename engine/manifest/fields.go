@@ -26,7 +26,7 @@ func FieldNames(typeName string) []string {
 func types() map[string]reflect.Type {
 	out := map[string]reflect.Type{}
 	for _, v := range []any{Manifest{}, IDSpec{}, Verbatim{}, Rules{}, SectionRef{}, Reference{}, TemplateChoice{},
-		Checks{}, TextRule{}, Probe{}, Unit{}, BudgetExample{}} {
+		Checks{}, TextRule{}, Probe{}, Unit{}, BudgetExample{}, Cache{}} {
 		t := reflect.TypeOf(v)
 		out[t.Name()] = t
 	}

@@ -45,6 +45,9 @@ type Manifest struct {
 	// BudgetExamples are examples also rendered to a number of tokens,
 	// each with a golden file of its own.
 	BudgetExamples []BudgetExample `yaml:"budget_examples" json:"budget_examples,omitempty"`
+	// Cache declares the input fields that change between requests and
+	// where a provider's cache breakpoints go (cache.go).
+	Cache *Cache `yaml:"cache" json:"cache,omitempty"`
 }
 
 // BudgetExample renders an example fitted to MaxTokens tokens of the
@@ -215,6 +218,9 @@ func Parse(file string, data []byte) (*Manifest, error) {
 		return nil, err
 	}
 	if err := m.checkBudget(file); err != nil {
+		return nil, err
+	}
+	if err := m.checkCache(file, data); err != nil {
 		return nil, err
 	}
 	return &m, nil
