@@ -107,7 +107,7 @@ budget_examples:
 // manifest's own checks hold.
 func TestParseErrors(t *testing.T) {
 	const readme = "templates/README.md lists the manifest's fields"
-	const top = "the fields here are: description, schema, sections, join, ids, verbatim, rules, checks, log, gather, budget, budget_examples"
+	const top = "the fields here are: description, schema, sections, join, ids, verbatim, rules, checks, log, gather, budget, budget_examples, cache"
 	cases := []struct {
 		name     string
 		src      string
@@ -342,7 +342,7 @@ func TestFieldNames(t *testing.T) {
 		typ  string
 		want []string
 	}{
-		{"Manifest", []string{"description", "schema", "sections", "join", "ids", "verbatim", "rules", "checks", "log", "gather", "budget", "budget_examples"}},
+		{"Manifest", []string{"description", "schema", "sections", "join", "ids", "verbatim", "rules", "checks", "log", "gather", "budget", "budget_examples", "cache"}},
 		{"Checks", []string{"headings", "forbid", "require", "max_bytes"}},
 		{"TextRule", []string{"text", "when", "outside_verbatim"}},
 		{"Unit", []string{"name", "priority", "section", "list", "text", "drop", "by", "where", "keep", "marker"}},
