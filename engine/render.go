@@ -221,7 +221,7 @@ func (v *Variant) execute(ctx context.Context, set *execSet, data map[string]any
 			if errors.Is(err, errOutputLimit) {
 				return nil, v.stopped(ctx, err)
 			}
-			return nil, v.templateError(err)
+			return nil, v.templateErrorIn(err, data)
 		}
 		if len(bytes.TrimSpace(w.b[start:])) == 0 {
 			w.truncate(mark)
@@ -281,7 +281,7 @@ func (v *Variant) check(set *execSet, res *Result, data map[string]any) error {
 func (v *Variant) condition(set *execSet, kind string, i int, data map[string]any) (bool, error) {
 	var b bytes.Buffer
 	if err := set.tmpl.ExecuteTemplate(&b, conditionName(kind, i), data); err != nil {
-		return false, v.templateError(err)
+		return false, v.templateErrorIn(err, data)
 	}
 	switch strings.TrimSpace(b.String()) {
 	case "true":

@@ -30,7 +30,11 @@ var (
 // templateError turns an error of text/template, from parsing or from a
 // render, into one an author acts on: the file, line and column they edit,
 // what is wrong in their words, and what to write instead.
-func (v *Variant) templateError(err error) *Error {
+func (v *Variant) templateError(err error) *Error { return v.templateErrorIn(err, nil) }
+
+// templateErrorIn is templateError for a render of data (nil when there is
+// none), which tells the length of a list an index went past.
+func (v *Variant) templateErrorIn(err error, data map[string]any) *Error {
 	msg := err.Error()
 	locs := execPos.FindAllStringSubmatchIndex(msg, -1)
 	if locs == nil {
@@ -68,6 +72,9 @@ func (v *Variant) templateError(err error) *Error {
 	var site *fieldSite
 	if col0 >= 0 && at != "" {
 		site = v.findFieldSite(file, lineNo, col0, at)
+	}
+	if v.explainTypes(e, reason, file, lineNo, col0, at, data) {
+		return e
 	}
 	switch {
 	case noKey.MatchString(reason):

@@ -353,3 +353,34 @@ func TestMistakesInTheShippedLibrary(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { c.check(t, shippedFS(t), c.variant) })
 	}
 }
+
+// TestTypeMistakes: an error of types at render time is said in the
+// schema's words, as lint says it before any input: the types compared,
+// what a range went over, the length of a list an index went past and how
+// to guard it; never Go's int64 or interface {}.
+func TestTypeMistakes(t *testing.T) {
+	cases := []mistake{
+		{name: "a comparison of a string with an integer", change: items(`{{ if eq .title 3 }}x{{ end }}`), input: "title: T\n",
+			pos:    "templates/note/items.md.tmpl:1:7",
+			reason: []string{`eq .title 3 compares a string with an integer, which never compare`},
+			hints:  []string{`a number without quotes (3) for an integer or a number, a text in quotes ("3") for a string`}},
+		{name: "range over text", change: items(`{{ range .title }}x{{ end }}`), input: "title: checkout-api\n",
+			pos:    "templates/note/items.md.tmpl:1:10",
+			reason: []string{`range .title: .title is a string (here "checkout-api"), and range goes over the items of a list or the values of an object`},
+			hints:  []string{`print it with {{ .title }}, or make it a list in schemas/note.schema.json`}},
+		{name: "an index past the end", change: items("\n{{ index .items 5 }}"), input: withItems,
+			pos:    "templates/note/items.md.tmpl:2:4",
+			reason: []string{`index .items 5: index 5 is past the end of .items, which has 1 item(s) in this input (indexes 0 to 0)`},
+			hints:  []string{`guard it: {{ if gt (len .items) 5 }}{{ index .items 5 }}{{ end }}`}},
+		{name: "an index past the end inside range", change: items("{{ range .items }}{{ index $.refs 2 }}{{ end }}"), input: withItems,
+			pos:    "templates/note/items.md.tmpl:1:22",
+			reason: []string{`index $.refs 2: index 2 is past the end of $.refs, which has 0 item(s) in this input`},
+			hints:  []string{`{{ if gt (len $.refs) 2 }}`}},
+		{name: "an index of a boolean", change: items("{{ index .admin 0 }}"), input: "title: T\n",
+			pos:    "templates/note/items.md.tmpl:1:4",
+			reason: []string{`index .admin 0: .admin is a boolean, which has no items to index`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
+	}
+}
