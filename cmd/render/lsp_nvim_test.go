@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,39 +11,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // TestLspNeovim runs render lsp under a real editor's client: Neovim's
-// built-in one, headless (testdata/lsp_nvim.lua). It opens the shipped
-// templates/space/goals.md.tmpl, types a misspelt field, and reads back
-// the diagnostic, a completion list, a hover and a definition; then jumps
-// from trigger.md.tmpl's template "_admin.tmpl" to the partial. Without
-// nvim it is skipped, except under CI=true, where .ci/run installs
-// Debian's neovim and the test must run.
+// built-in one, headless (testdata/lsp_nvim.lua), on a library of its own
+// (fixture.Shop), not the shipped one, whose wording may change. It opens
+// templates/shop/main.md.tmpl, types a misspelt field, and reads back the
+// diagnostic, a completion list, a hover and a definition; completes
+// inside range .items, range $e := .items, range take 5 .items and nested
+// ranges; jumps from template "_item.tmpl" to the partial; and creates a
+// new variant with a list of objects, saving its files, and completes
+// inside its range. Without nvim it is skipped, except under CI=true,
+// where .ci/run installs Debian's neovim and the test must run.
 func TestLspNeovim(t *testing.T) {
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
 		fixture.Missing(t, "nvim is not installed (Debian: apt-get install neovim)")
 	}
-	root := t.TempDir()
-	err = fs.WalkDir(promptsmith.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			if d != nil && d.IsDir() {
-				return os.MkdirAll(filepath.Join(root, p), 0o755)
-			}
-			return err
-		}
-		data, err := fs.ReadFile(promptsmith.FS(), p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(root, p), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := fixture.Shop(t)
 	script, err := filepath.Abs("testdata/lsp_nvim.lua")
 	if err != nil {
 		t.Fatal(err)
@@ -81,43 +66,56 @@ func TestLspNeovim(t *testing.T) {
 			URI  string
 			Line int
 		}
+		Ranges  map[string][]string
 		Partial string
+		Variant []string
 	}
 	if err := json.Unmarshal(data, &report); err != nil {
 		t.Fatalf("report %s: %v", data, err)
 	}
-	t.Logf("neovim: steps %v; diagnostic %q at %d:%d-%d; completions %v; hover %q; definition %s:%d; partial %s",
+	t.Logf("neovim: steps %v; diagnostic %q at %d:%d-%d; completions %v; hover %q; definition %s:%d; ranges %v; partial %s; new variant %v",
 		report.Steps, report.Diagnostic.Message, report.Diagnostic.Lnum, report.Diagnostic.Col, report.Diagnostic.EndCol,
-		report.Completion, report.Hover, report.Definition.URI, report.Definition.Line, report.Partial)
+		report.Completion, report.Hover, report.Definition.URI, report.Definition.Line, report.Ranges, report.Partial, report.Variant)
 	if !report.OK {
 		t.Fatalf("the script stopped after %v: %s\n%s", report.Steps, report.Error, output)
 	}
-	goalsLine := 0
-	tmpl, _ := os.ReadFile(filepath.Join(root, "templates", "space", "goals.md.tmpl"))
-	for i, l := range strings.Split(string(tmpl), "\n") {
-		if strings.HasPrefix(l, "GOALS:") {
-			goalsLine = i
-		}
-	}
+	ownerLine := slices.IndexFunc(strings.Split(fixture.ShopMain, "\n"), func(l string) bool { return strings.HasPrefix(l, "Owner:") })
 	if !strings.Contains(report.Diagnostic.Message, `did you mean "name"`) || report.Diagnostic.Severity != 1 ||
-		report.Diagnostic.Lnum != goalsLine || report.Diagnostic.EndCol-report.Diagnostic.Col != len("nmae") {
+		report.Diagnostic.Lnum != ownerLine || report.Diagnostic.EndCol-report.Diagnostic.Col != len("nmae") {
 		t.Errorf("diagnostic %+v", report.Diagnostic)
 	}
-	for _, want := range []string{"name", "entityId", "systemInstruction", "isAdmin"} {
-		if !slices.Contains(report.Completion, want) {
-			t.Errorf("completion of .agent. %v lacks %s", report.Completion, want)
+	contains := func(what string, got []string, want ...string) {
+		t.Helper()
+		for _, w := range want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%s completes %v, without %s", what, got, w)
+			}
 		}
 	}
-	if !strings.Contains(report.Hover, "**agent**") || !strings.Contains(report.Hover, "The agent the prompt is for") {
+	contains(".owner.", report.Completion, "name", "email")
+	item := []string{"sku", "name", "price", "kind", "tags", "maker"}
+	for _, form := range []struct{ name, text string }{
+		{"range", "{{ range .items }}{{ ."},
+		{"variable", "{{ range $e := .items }}{{ $e."},
+		{"take", "{{ range take 5 .items }}{{ ."},
+		{"nested", "{{ range .aisles }}{{ range .items }}{{ ."},
+	} {
+		contains(form.text, report.Ranges[form.name], item...)
+		if slices.Contains(report.Ranges[form.name], "title") {
+			t.Errorf("%s completes the input's fields: %v", form.text, report.Ranges[form.name])
+		}
+	}
+	contains("{{ range .aisles }}{{ .", report.Ranges["outer"], "heading", "items")
+	contains("the new variant's {{ range $m := .members }}{{ $m.", report.Variant, "handle", "role")
+	if !strings.Contains(report.Hover, "**owner**") || !strings.Contains(report.Hover, "Who runs the shop.") {
 		t.Errorf("hover %q", report.Hover)
 	}
-	if !strings.HasSuffix(report.Partial, "/templates/space/_admin.tmpl") {
+	if !strings.HasSuffix(report.Partial, "/templates/shop/_item.tmpl") {
 		t.Errorf("the partial's definition is %q", report.Partial)
 	}
-	schema, _ := os.ReadFile(filepath.Join(root, "schemas", "space.schema.json"))
-	lines := strings.Split(string(schema), "\n")
-	if !strings.HasSuffix(report.Definition.URI, "/schemas/space.schema.json") || report.Definition.Line >= len(lines) ||
-		!strings.Contains(lines[report.Definition.Line], `"agent"`) {
+	lines := strings.Split(fixture.ShopFiles["schemas/shop.schema.json"], "\n")
+	if !strings.HasSuffix(report.Definition.URI, "/schemas/shop.schema.json") || report.Definition.Line >= len(lines) ||
+		!strings.Contains(lines[report.Definition.Line], `"owner"`) {
 		t.Errorf("definition %+v", report.Definition)
 	}
 }
