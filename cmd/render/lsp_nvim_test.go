@@ -113,7 +113,7 @@ func TestLspNeovim(t *testing.T) {
 	if !strings.HasSuffix(report.Partial, "/templates/shop/_item.tmpl") {
 		t.Errorf("the partial's definition is %q", report.Partial)
 	}
-	lines := strings.Split(fixture.ShopFiles["schemas/shop.schema.json"], "\n")
+	lines := strings.Split(fixture.ShopFiles()["schemas/shop.schema.json"], "\n")
 	if !strings.HasSuffix(report.Definition.URI, "/schemas/shop.schema.json") || report.Definition.Line >= len(lines) ||
 		!strings.Contains(lines[report.Definition.Line], `"owner"`) {
 		t.Errorf("definition %+v", report.Definition)
