@@ -35,6 +35,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/problem"
@@ -317,16 +318,33 @@ func isHex(key string) bool {
 	return key != "" && len(key) <= 64
 }
 
+// MinPrefix is the fewest hex digits Resolve reads as a prefix of a hash:
+// a shorter key names a prompt only as an id, so that a guess of one
+// digit does not answer with whichever prompt comes first.
+const MinPrefix = 8
+
 // Resolve finds a prompt by its address, the SHA-256 of its text (for a
 // prompt recorded itself, or one that embeds nothing), a unique prefix of
-// either, or an id value such as a delegation_id. A prefix is literal text:
-// it is compared as a range of hex strings, never as a pattern.
+// either of MinPrefix hex digits or more, or an id value such as a
+// delegation_id. A prefix is literal text: it is compared as a range of hex
+// strings, never as a pattern. A key no prompt can have (a NUL, bytes that
+// are not UTF-8: ids are input text) is not found, as on every backend,
+// without asking the database.
 func (s *Store) Resolve(ctx context.Context, key string) (string, error) {
+	return s.resolve(ctx, key, MinPrefix)
+}
+
+func (s *Store) resolve(ctx context.Context, key string, minPrefix int) (string, error) {
+	prefix := strings.ToLower(key)
+	byPrefix := isHex(prefix) && len(prefix) >= minPrefix
+	if !utf8.ValidString(key) || strings.ContainsRune(key, 0) {
+		return "", keyNotFound(key, false)
+	}
 	ctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	q := `SELECT hash FROM ids WHERE value = ?`
 	args := []any{key}
-	if prefix := strings.ToLower(key); isHex(prefix) {
+	if byPrefix {
 		// Every hash that starts with prefix sorts in [prefix, prefix+"g"):
 		// hex digits all sort before g. The range reads the index.
 		q += ` UNION SELECT hash FROM prompts WHERE hash >= ? AND hash < ?
@@ -351,12 +369,23 @@ func (s *Store) Resolve(ctx context.Context, key string) (string, error) {
 	}
 	switch len(hashes) {
 	case 0:
-		return "", &problem.Error{Kind: problem.KindInput, Key: key, Reason: "no prompt with this hash or id in the audit store", Err: ErrNotFound,
-			Hints: []string{"give a delegation_id, or a prompt's hash (or SHA-256) or a prefix of it, as render audit chain lists them"}}
+		return "", keyNotFound(key, isHex(prefix) && !byPrefix)
 	case 1:
 		return hashes[0], nil
 	}
 	return "", &problem.Error{Kind: problem.KindInput, Key: key, Reason: "several prompts match; give more of the hash", Err: ErrAmbiguous}
+}
+
+// keyNotFound is the error of a key that names no prompt; short says the
+// key is hex too short to be read as a prefix.
+func keyNotFound(key string, short bool) error {
+	if short {
+		return &problem.Error{Kind: problem.KindInput, Key: key, Err: ErrNotFound,
+			Reason: fmt.Sprintf("no id %s in the audit store, and a hash prefix is read from %d hex digits on", problem.Quote(key), MinPrefix),
+			Hints:  []string{fmt.Sprintf("give at least %d hex digits of the prompt's hash (or SHA-256), or a delegation_id, as render audit chain lists them", MinPrefix)}}
+	}
+	return &problem.Error{Kind: problem.KindInput, Key: key, Reason: "no prompt with this hash or id in the audit store", Err: ErrNotFound,
+		Hints: []string{fmt.Sprintf("give a delegation_id, or a prompt's hash (or SHA-256) or a prefix of it of %d hex digits or more, as render audit chain lists them", MinPrefix)}}
 }
 
 func (s *Store) readError(err error) error {

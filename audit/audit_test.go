@@ -136,15 +136,34 @@ func TestResolveErrors(t *testing.T) {
 				shared = string(c)
 			}
 		}
-		_, err := store.Resolve(context.Background(), shared)
+		_, err := audit.ResolveAnyPrefix(context.Background(), store, shared)
 		if !errors.Is(err, audit.ErrAmbiguous) || !strings.Contains(err.Error(), shared) {
 			t.Errorf("ambiguous prefix %q: %v", shared, err)
 		}
-		for _, key := range []string{"dlg-nothing", "%", "_", shared + "%", shared + "_", "%" + shared, strings.Repeat("0", 64), "g"} {
+		for _, key := range []string{"dlg-nothing", "%", "_", shared + "%", shared + "_", "%" + shared, strings.Repeat("0", 64), "g",
+			"a\x00b", "\xff\xfe", "\x00", strings.Repeat("a", 100) + "\x00"} {
 			_, err := store.Resolve(context.Background(), key)
 			if !errors.Is(err, audit.ErrNotFound) || !strings.Contains(err.Error(), key) {
 				t.Errorf("Resolve(%q): %v, want not found naming the key", key, err)
 			}
+		}
+		// A prefix shorter than audit.MinPrefix digits names no prompt,
+		// saying so, however many it would match; the full hash and a
+		// prefix of MinPrefix digits do.
+		for _, hs := range byFirst {
+			h := hs[0]
+			for _, key := range []string{h[:1], h[:audit.MinPrefix-1]} {
+				_, err := store.Resolve(context.Background(), key)
+				if !errors.Is(err, audit.ErrNotFound) || !strings.Contains(err.Error(), "8 hex digits") {
+					t.Errorf("Resolve(%q): %v, want not found saying a prefix has 8 digits", key, err)
+				}
+			}
+			for _, key := range []string{h, h[:audit.MinPrefix], strings.ToUpper(h[:audit.MinPrefix])} {
+				if got, err := store.Resolve(context.Background(), key); err != nil || got != h {
+					t.Errorf("Resolve(%q) = %q, %v; want %s", key, got, err, h)
+				}
+			}
+			break
 		}
 		if _, err := store.Get(context.Background(), strings.Repeat("0", 64)); !errors.Is(err, audit.ErrNotFound) {
 			t.Errorf("Get of an unknown hash: %v", err)

@@ -97,10 +97,35 @@ func (s *Server) auditRead(w http.ResponseWriter, r *http.Request, read func(ctx
 		return read(ctx, hash)
 	}()
 	if err != nil {
-		s.writeError(w, r, answerError(ctx, err))
+		s.writeError(w, r, storeAnswer(answerError(ctx, err)))
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
+}
+
+// storeAnswer is what a client is told of err, an audit store's error:
+// the store's address (a file, or a database's user, host, port and
+// name) and what its driver said of a failure stay in the log, where
+// the error is the answer's cause; a key that names nothing, or several,
+// and a row that does not verify are answered as they are.
+func storeAnswer(err error) error {
+	e := engine.AsError(err)
+	switch e.Kind {
+	case engine.KindCancelled:
+		return err
+	case engine.KindUnavailable, engine.KindInternal:
+		if errors.Is(err, errRenderTimeout) || errors.Is(err, errClientGone) {
+			return err // the server's own words: stoppedError
+		}
+		return &engine.Error{Kind: e.Kind, Reason: "the audit store cannot be read now (the server's log says why)",
+			Hints: []string{"retry after the seconds in Retry-After; GET /readyz says when the store answers again"}, Err: err}
+	}
+	if e.Path == "" {
+		return err
+	}
+	c := *e
+	c.Path, c.Err = "", err
+	return &c
 }
 
 // auditKeyParam is the {key} of an audit path.

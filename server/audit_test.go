@@ -1,14 +1,19 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
+	"github.com/promptsmith/promptsmith/internal/testpostgres"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -79,5 +84,64 @@ func TestAuditEndpoints(t *testing.T) {
 		if m[name] == "" {
 			t.Errorf("no %s in /metrics", name)
 		}
+	}
+}
+
+// TestAuditKeysOnEveryBackend: keys no prompt can have (a NUL, bytes that
+// are not UTF-8) are 404 on SQLite and PostgreSQL alike, never a 503 and
+// an ERROR line; a hash prefix shorter than audit.MinPrefix digits is 404
+// saying so, even where it would match one prompt, and one of MinPrefix
+// digits answers.
+func TestAuditKeysOnEveryBackend(t *testing.T) {
+	targets := map[string]string{"sqlite": filepath.Join(t.TempDir(), "audit.db")}
+	if os.Getenv("PROMPTSMITH_TEST_POSTGRES") != "" {
+		targets["postgres"] = testpostgres.Schema(t, "server_keys_")
+	}
+	for name, target := range targets {
+		t.Run(name, func(t *testing.T) {
+			lib, _ := promptsmith.Library()
+			store, err := audit.Open(target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.Close()
+			srv := server.New(lib)
+			srv.Audit = store
+			var log bytes.Buffer
+			srv.Logger = slog.New(slog.NewTextHandler(&log, nil))
+			ts := httptest.NewServer(srv)
+			defer ts.Close()
+			resp, body := call(t, ts, "POST", "/v1/render/delegation", input, "", "Content-Type", "application/json")
+			var res struct{ IDs map[string]string }
+			if json.Unmarshal(body, &res); resp.StatusCode != 200 {
+				t.Fatalf("render: %d %.300s", resp.StatusCode, body)
+			}
+			hash, err := store.Resolve(context.Background(), res.IDs["delegation_id"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				key  string
+				code int
+				says string
+			}{
+				{"a%00b", 404, "no prompt"},
+				{"%00", 404, "no prompt"},
+				{"%ff%fe", 404, "no prompt"},
+				{"a%00b/chain", 404, "no prompt"},
+				{hash[:1], 404, "8 hex digits"},
+				{hash[:7] + "/chain", 404, "8 hex digits"},
+				{hash[:8], 200, ""},
+				{hash, 200, ""},
+			} {
+				resp, body := call(t, ts, "GET", "/v1/audit/"+c.key, "", "")
+				if resp.StatusCode != c.code || !strings.Contains(string(body), c.says) {
+					t.Errorf("GET /v1/audit/%s: %d %.300s, want %d saying %q", c.key, resp.StatusCode, body, c.code, c.says)
+				}
+			}
+			if strings.Contains(log.String(), "level=ERROR") {
+				t.Errorf("malformed keys logged an error:\n%s", log.String())
+			}
+		})
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,6 +112,18 @@ func TestPostgresAuditPath(t *testing.T) {
 			t.Errorf("a render with PostgreSQL down: %d %.300s", code, body)
 		} else if status("/livez") != 200 {
 			t.Error("/livez failed with the database")
+		}
+		// A read while the store is down answers 503 without the
+		// database's user, host, port or name: the log has them.
+		resp, read := call(t, ts, "GET", "/v1/audit/"+strings.Repeat("a", 64), "", "")
+		u, _ := url.Parse(pg.URL())
+		for _, secret := range []string{u.User.Username(), u.Hostname(), u.Port(), strings.TrimPrefix(u.Path, "/"), "postgres://"} {
+			if secret != "" && strings.Contains(string(read), secret) {
+				t.Errorf("an audit read with PostgreSQL down tells %q: %d %s", secret, resp.StatusCode, read)
+			}
+		}
+		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("an audit read with PostgreSQL down: %d %s", resp.StatusCode, read)
 		}
 		pg.start(t)
 		t.Logf("/readyz 200 %s after PostgreSQL started", until("/readyz 200", func() bool { return status("/readyz") == 200 }).Round(time.Millisecond))

@@ -52,7 +52,9 @@ func TestRepeatedParametersRefused(t *testing.T) {
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		var e struct{ Error struct{ Parameter, Reason string } }
+		var e struct {
+			Error struct{ Parameter, Reason string }
+		}
 		json.Unmarshal(body, &e)
 		if resp.StatusCode != 400 || e.Error.Parameter != c.parameter || e.Error.Reason == "" {
 			t.Errorf("%s %s %v: %d %.300s, want 400 about %q", c.method, c.path, c.headers, resp.StatusCode, body, c.parameter)

@@ -114,7 +114,8 @@ embeds verbatim is stored as a prompt of its own, once, however many prompts emb
 it. A chain of nested delegations can be read back from any of its subagent prompts.
 
 A prompt is named by its hash (its address in the store, as audit chain lists it),
-by the SHA-256 of its text (for a recorded prompt), by a unique prefix of either,
+by the SHA-256 of its text (for a recorded prompt), by a unique prefix of either
+of 8 hex digits or more,
 or by an id such as a delegation_id. Reading opens the store read-only: it never
 creates a database or changes one.
 
