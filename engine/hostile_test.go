@@ -94,3 +94,30 @@ func TestNestedRangeStopsAtTheDeadline(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// TestLibrarySizeLimits: a template over Limits.FileBytes, or a library
+// over Limits.LibraryBytes, is refused at load, naming the file, before
+// anything is parsed.
+func TestLibrarySizeLimits(t *testing.T) {
+	fsys := fstest.MapFS{
+		"schemas/hostile.schema.json":    {Data: []byte(`{"type": "object"}`)},
+		"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
+		"templates/hostile/body.md.tmpl": {Data: []byte(strings.Repeat("{{ if . }}x{{ end }}", 4000))},
+	}
+	for _, c := range []struct {
+		limits engine.Limits
+		says   string
+	}{
+		{engine.Limits{FileBytes: 64 << 10}, "a library file may hold"},
+		{engine.Limits{LibraryBytes: 64 << 10}, "the most a library may hold"},
+	} {
+		_, err := engine.Load(fsys, engine.WithLimits(c.limits))
+		var e *engine.Error
+		if !errors.As(err, &e) || e.Kind != engine.KindTemplate || e.Position != "templates/hostile/body.md.tmpl" || !strings.Contains(e.Reason, c.says) {
+			t.Errorf("%+v: %v", c.limits, err)
+		}
+	}
+	if _, err := engine.Load(fsys); err != nil {
+		t.Errorf("within the default limits: %v", err)
+	}
+}

@@ -75,6 +75,9 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 		lib.opts.logger = slog.New(slog.DiscardHandler)
 	}
 	lib.opts.limits = lib.opts.limits.withDefaults()
+	if err := lib.checkSizes(fsys); err != nil {
+		return nil, err
+	}
 	schemas, err := schema.Load(fsys, lib.opts.origin)
 	if err != nil {
 		return nil, err

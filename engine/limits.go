@@ -30,17 +30,39 @@ type Limits struct {
 	// Timeout bounds a render whose context sets no earlier deadline: the
 	// reading of its input as well as its templates.
 	Timeout time.Duration
+	// FileBytes is the largest file a library may hold under templates/
+	// and schemas/ (a template, a manifest, a schema, an example).
+	// Parsing a template costs about eighty times its size in memory, so
+	// a library is refused, naming the file, before anything is read.
+	FileBytes int
+	// LibraryBytes is the most all the files under templates/ and
+	// schemas/ may hold together.
+	LibraryBytes int
 }
 
 // DefaultLimits are the limits of a library loaded without WithLimits.
 func DefaultLimits() Limits {
 	return Limits{
-		InputBytes:  16 << 20,
-		Depth:       128,
-		OutputBytes: 32 << 20,
-		ListItems:   100_000,
-		Timeout:     10 * time.Second,
+		InputBytes:   16 << 20,
+		Depth:        128,
+		OutputBytes:  32 << 20,
+		ListItems:    100_000,
+		Timeout:      10 * time.Second,
+		FileBytes:    1 << 20,
+		LibraryBytes: 16 << 20,
 	}
+}
+
+// LimitsOf is the limits a library loaded with opts has: those of the
+// last WithLimits, the defaults for the fields it leaves zero. A loader
+// that reads a library from elsewhere (a commit) checks its files against
+// them before reading them.
+func LimitsOf(opts ...Option) Limits {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o.limits.withDefaults()
 }
 
 // WithLimits sets the limits of every render of the library.
@@ -62,6 +84,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Timeout <= 0 {
 		l.Timeout = d.Timeout
+	}
+	if l.FileBytes <= 0 {
+		l.FileBytes = d.FileBytes
+	}
+	if l.LibraryBytes <= 0 {
+		l.LibraryBytes = d.LibraryBytes
 	}
 	return l
 }

@@ -123,6 +123,8 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 	root.PersistentFlags().IntVar(&a.limits.OutputBytes, "max-output", limits.OutputBytes, "most bytes the templates may write in one render, and the longest text a template may build")
 	root.PersistentFlags().IntVar(&a.limits.ListItems, "max-list", limits.ListItems, "longest list a template function (until, seq, append, splitList, ...) may build")
 	root.PersistentFlags().DurationVar(&a.limits.Timeout, "timeout", limits.Timeout, "longest a render may take")
+	root.PersistentFlags().IntVar(&a.limits.FileBytes, "max-file", limits.FileBytes, "largest file a library may hold under templates/ and schemas/, in bytes, checked before it is read (labels, --ref, diff and the language server too)")
+	root.PersistentFlags().IntVar(&a.limits.LibraryBytes, "max-library", limits.LibraryBytes, "most bytes a library's files under templates/ and schemas/ may hold together")
 	opts.register(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%s", err.Error()) })
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {

@@ -254,3 +254,25 @@ func TestResolveInABrokenRepository(t *testing.T) {
 		t.Errorf("resolve in a repository without objects: %v", err)
 	}
 }
+
+// TestTreeWithALargeFile: a commit whose template passes the file limit,
+// or whose files pass the library limit, is refused naming the file and
+// the ref, by the sizes git lists, before any blob is read.
+func TestTreeWithALargeFile(t *testing.T) {
+	r := history(t)
+	r.CommitFiles("A large template", map[string]string{"templates/note/big.md.tmpl": strings.Repeat("{{ .title }}\n", 10000)})
+	tree, err := open(t, r.Dir).Tree(context.Background(), "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []engine.Limits{{FileBytes: 64 << 10}, {LibraryBytes: 64 << 10}} {
+		_, err = tree.Load(context.Background(), engine.WithLimits(l))
+		e := problem.As(err)
+		if err == nil || e.Kind != problem.KindTemplate || e.Position != "templates/note/big.md.tmpl" || !strings.HasPrefix(e.Reason, "at HEAD (commit ") {
+			t.Errorf("%+v: %v", l, err)
+		}
+	}
+	if _, err := tree.Load(context.Background()); err != nil {
+		t.Errorf("within the default limits: %v", err)
+	}
+}

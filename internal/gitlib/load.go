@@ -15,6 +15,9 @@ import (
 // is used, with an error that names the ref (AtRef). The library holds
 // its files in memory and needs nothing of the repository afterwards.
 func (t *Tree) Load(ctx context.Context, opts ...engine.Option) (*engine.Library, error) {
+	if err := t.checkSizes(engine.LimitsOf(opts...)); err != nil {
+		return nil, t.AtRef(err)
+	}
 	fsys, err := t.Read(ctx)
 	if err != nil {
 		return nil, err
@@ -60,4 +63,19 @@ func (t *Tree) AtRef(err error) error {
 func positionFile(position string) string {
 	file, _, _ := strings.Cut(position, ":")
 	return file
+}
+
+// checkSizes refuses a tree with a file over the limits' FileBytes, or
+// files over their LibraryBytes together, by the sizes git ls-tree
+// listed, before any is read: a label's commit can be pushed by anyone who
+// can push, and parsing a template costs many times its size.
+func (t *Tree) checkSizes(l engine.Limits) error {
+	var total int64
+	for _, b := range t.blobs {
+		total += b.size
+		if b.size > int64(l.FileBytes) || total > int64(l.LibraryBytes) {
+			return engine.LibrarySizeError(t.repo.prefix+b.path, b.size, total, l)
+		}
+	}
+	return nil
 }

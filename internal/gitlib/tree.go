@@ -27,6 +27,7 @@ type Tree struct {
 type blob struct {
 	path string // relative to the library's folder
 	id   string // git's hash of its bytes
+	size int64  // as git ls-tree -l lists it
 }
 
 // Tree lists the library at ref: the regular files under templates/ and
@@ -162,7 +163,7 @@ func (t *Tree) readListing(out *bufio.Reader, prefix string) error {
 		if total += size; total > maxLibraryBytes {
 			return fmt.Errorf("its files under templates/ and schemas/ hold more than %d bytes", maxLibraryBytes)
 		}
-		t.blobs = append(t.blobs, blob{path: rel, id: fields[2]})
+		t.blobs = append(t.blobs, blob{path: rel, id: fields[2], size: int64(size)})
 	}
 }
 

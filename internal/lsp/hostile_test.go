@@ -60,3 +60,29 @@ func TestLspSurvivesRecursion(t *testing.T) {
 		return false
 	})
 }
+
+// TestLspRefusesALargeTemplate: a template over the file limit is refused
+// naming it, before it is parsed, when the library loads, and a render
+// asked of it answers with that error.
+func TestLspRefusesALargeTemplate(t *testing.T) {
+	dir := hostileLibrary(t)
+	body := "templates/hostile/body.md.tmpl"
+	big := strings.Repeat("{{ if . }}x{{ end }}\n", 60000) // 1.2 MB, over the default 1 MiB
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(body)), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, dir)
+	c.open(body)
+	err := c.call(protocol.MethodWorkspaceExecuteCommand, protocol.ExecuteCommandParams{Command: "promptsmith.renderExample", Arguments: []any{string(c.uri(body)), "some"}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "a library file may hold") {
+		t.Errorf("render: %v", err)
+	}
+	c.diagnostics(body, func(d []protocol.Diagnostic) bool {
+		for _, x := range d {
+			if strings.Contains(x.Message, "a library file may hold") {
+				return true
+			}
+		}
+		return false
+	})
+}
