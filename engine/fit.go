@@ -19,7 +19,10 @@ type BudgetReport struct {
 	Renders int `json:"renders"`
 	// StablePrefix is how many bytes the prompt shares with the uncut one:
 	// what a provider's prompt cache can reuse.
-	StablePrefix int         `json:"stable_prefix"`
+	StablePrefix int `json:"stable_prefix"`
+	// PrefixTokens are the tokens up to the last cache breakpoint, which
+	// no cut reaches (cache.breakpoints); 0 without breakpoints.
+	PrefixTokens int         `json:"prefix_tokens,omitempty"`
 	Cuts         []BudgetCut `json:"cuts,omitempty"`
 }
 
@@ -76,7 +79,7 @@ func (v *Variant) data(doc *input.Document, ids map[string]string, cut *budget.C
 // cut prompts being small where the uncut one is large. Every count that
 // decides is exact (fewestCuts).
 func (v *Variant) fit(ctx context.Context, set *execSet, doc *input.Document, ids map[string]string, ro renderOptions) (*Result, map[string]any, error) {
-	plan := budget.New(v.manifest.Budget, doc)
+	plan := budget.New(v.cuttable(), doc)
 	type probe struct {
 		res    *Result
 		data   map[string]any
@@ -146,6 +149,9 @@ func (v *Variant) fit(ctx context.Context, set *execSet, doc *input.Document, id
 		before = done
 	}
 	rep.Renders = len(memo)
+	if bps := v.breakpoints(final.res); len(bps) > 0 {
+		rep.PrefixTokens = ro.counter.CountTokens(final.res.Text[:bps[len(bps)-1].End])
+	}
 	final.res.Budget = rep
 	final.res.Tokens = final.tokens
 	return final.res, final.data, nil

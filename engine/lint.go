@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,32 +16,16 @@ import (
 // code fence a section opens and never closes. Examples are rendered by
 // render test, not here.
 func (v *Variant) Lint() []lint.Finding {
-	extra := slices.Sorted(maps.Keys(v.manifest.IDs))
-	if len(v.manifest.Budget) > 0 {
-		extra = append(extra, "budget")
-	}
-	rootData := func(name string) bool {
-		if strings.HasPrefix(name, "prompt.yaml ") || slices.Contains(v.choiceFiles, name) {
-			return true
-		}
-		return slices.Contains(v.manifest.Sections, strings.TrimSuffix(name, ".md.tmpl")) && strings.HasSuffix(name, ".md.tmpl")
-	}
 	props := v.schema.Declared()
 	for i := range props {
 		props[i].Position = v.lib.labelOnce(props[i].Position)
 	}
-	out := lint.Check(lint.Templates{
-		Set:        v.tmpl,
-		Dir:        v.dir,
-		Root:       v.schema.Root(),
-		Extra:      extra,
-		RootData:   rootData,
-		Section:    func(name string) bool { return rootData(name) && strings.HasSuffix(name, ".md.tmpl") },
-		Variant:    v.name,
-		SchemaFile: v.schemaFile(),
-		Properties: props,
-		Used:       v.manifestReads(),
-	})
+	t := v.lintTemplates()
+	t.Properties, t.Used = props, v.manifestReads()
+	out := lint.Check(t)
+	if v.manifest.Cache != nil {
+		out = append(out, v.cacheFindings(v.CacheReport())...)
+	}
 	for _, p := range v.schema.Lint() {
 		sev := lint.Error
 		if p.Warning {

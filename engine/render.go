@@ -35,6 +35,9 @@ type Result struct {
 	Provenance Provenance `json:"provenance"`
 	// Budget says how the prompt was fitted to a number of tokens (FitTokens).
 	Budget *BudgetReport `json:"budget,omitempty"`
+	// Breakpoints are the manifest's cache breakpoints placed in the
+	// prompt, in order (cache.breakpoints).
+	Breakpoints []Breakpoint `json:"breakpoints,omitempty"`
 }
 
 // Section is one kept section: Text[Start:End] is what its template wrote.
@@ -150,9 +153,13 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	res.IDs = ids
 	res.Provenance = v.lib.provenance
 	res.Provenance.Variant = v.hash
+	res.Breakpoints = v.breakpoints(res)
 	if tc := ro.count; tc != nil {
 		for i, s := range res.Sections {
 			res.Sections[i].Tokens = tc.CountTokens(res.Text[s.Start:s.End])
+		}
+		for i, b := range res.Breakpoints {
+			res.Breakpoints[i].Tokens = tc.CountTokens(res.Text[:b.End])
 		}
 		if res.Budget == nil || !sameCounter(tc, ro.counter) { // a fit counted the prompt already
 			res.Tokens = tc.CountTokens(res.Text)

@@ -57,6 +57,9 @@ type variantFiles struct {
 	choices map[string][]string
 	// choiceFiles are the templates template_choice picks from, run on the whole input.
 	choiceFiles []string
+	// pinned are the budget units whose cut would change the prompt
+	// before its last cache breakpoint: a fit never cuts them.
+	pinned []string
 	// key is the content key it is shared under (see VariantShare), "" when
 	// its library shares nothing.
 	key string

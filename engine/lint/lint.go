@@ -25,6 +25,8 @@ type Severity string
 const (
 	Error   Severity = "error"
 	Warning Severity = "warning"
+	// Info is a report, not a problem: render lint lists it apart.
+	Info Severity = "info"
 )
 
 // Kind says what a finding is about, and so where render lint lists it.
@@ -41,6 +43,9 @@ const (
 	// KindCoverage is a branch of a template that no example takes
 	// (render lint --cover). It is always a warning.
 	KindCoverage Kind = "coverage"
+	// KindCache is the report of where a variant's cacheable prefix ends
+	// and why (render lint). It is always information.
+	KindCache Kind = "cache"
 )
 
 // Finding is one thing lint found, at file:line:col.
@@ -153,6 +158,12 @@ type walker struct {
 	// template may be.
 	patterns []*regexp.Regexp
 	anyName  bool
+	// sites is set by Reads: each read is noted with the template walked
+	// from the top (top) and the place of the action that reads it (at).
+	sites bool
+	top   string
+	at    parse.Node
+	uses  []Read
 }
 
 // read is an input field a template reads: whole when it uses the value
@@ -267,6 +278,9 @@ func (w *walker) list(l *parse.ListNode, s *scope) {
 }
 
 func (w *walker) node(n parse.Node, s *scope) {
+	if w.sites {
+		w.at = n
+	}
 	switch n := n.(type) {
 	case *parse.ActionNode:
 		v := w.pipe(n.Pipe, s)
@@ -579,6 +593,9 @@ func (w *walker) fieldAt(pos string, v value, name string, s *scope, read bool) 
 	}
 	path := v.path + "/" + name
 	if v.root && slices.Contains(w.t.Extra, name) {
+		if w.sites {
+			w.record(path, true) // an id or the budget, which Reads' caller knows the sources of
+		}
 		return value{open: true}
 	}
 	child, status := v.node.Field(name)

@@ -18,6 +18,14 @@ import (
 // with * for the items of a list), whole or not.
 func (w *walker) record(path string, whole bool) {
 	w.reads = append(w.reads, read{path: splitPath(path), whole: whole})
+	if w.sites {
+		pos := w.t.Dir + "/" + w.tree.ParseName
+		if w.at != nil {
+			loc, _ := w.tree.ErrorContext(w.at)
+			pos = w.t.Dir + "/" + oneBased(loc)
+		}
+		w.uses = append(w.uses, Read{Template: w.top, Path: path, Whole: whole, Position: pos})
+	}
 }
 
 // use notes that a template uses a value as it is: prints it, or passes it
@@ -141,16 +149,19 @@ func (w *walker) follow(name string, dot value, from parse.Node) {
 		return
 	}
 	key := fmt.Sprintf("%s\x00%s\x00%t", name, dot.path, dot.root)
+	if w.sites {
+		key += "\x00" + w.top // each top template learns what its partials read
+	}
 	if w.followed[key] {
 		return
 	}
 	w.followed[key] = true
 	loc, _ := w.tree.ErrorContext(from)
 	w.via = append(w.via, fmt.Sprintf("the dot here is %s, as %s/%s passes it", objectText(dot.path), w.t.Dir, oneBased(loc)))
-	tree := w.tree
+	tree, at := w.tree, w.at
 	w.tree = t.Tree
 	w.list(t.Tree.Root, newScope(dot))
-	w.tree = tree
+	w.tree, w.at = tree, at
 	w.via = w.via[:len(w.via)-1]
 }
 
