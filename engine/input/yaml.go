@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -336,6 +337,57 @@ func yamlError(name string, data []byte, err error) *problem.Error {
 			}
 		}
 	}
-	return (&problem.Error{Kind: problem.KindInput, Position: pos, Reason: "invalid YAML: " + msg, Err: err}).
-		Hint("check the indentation and quoting at that line; JSON input must start with '{'")
+	e := &problem.Error{Kind: problem.KindInput, Position: pos, Reason: "invalid YAML: " + msg, Err: err}
+	if te == nil {
+		line, _ := YAMLErrorLine(data, err)
+		if advice := indentAdvice(data, line); advice != "" {
+			e.Hint("%s", advice)
+		}
+	}
+	return e.Hint("check the indentation and quoting at that line: the keys of one mapping start in one column, a list's items (- ) under their key; quote a value that holds \": \" or starts with a character YAML reserves ({, [, *, &, !, %%, @)")
+}
+
+// indentAdvice says what is wrong with the indentation of line (from 1) of
+// a YAML document: a tab, or a column no line above it starts at; "" when
+// neither.
+func indentAdvice(data []byte, line int) string {
+	lines := strings.Split(string(data), "\n")
+	if line < 1 || line > len(lines) {
+		return ""
+	}
+	at := lines[line-1]
+	lead := at[:len(at)-len(strings.TrimLeft(at, " \t"))]
+	if strings.Contains(lead, "\t") {
+		return fmt.Sprintf("line %d is indented with a tab: YAML indents with spaces only", line)
+	}
+	if strings.TrimSpace(at) == "" {
+		return ""
+	}
+	var cols []int
+	for _, l := range lines[:line-1] {
+		t := strings.TrimLeft(l, " ")
+		if t == "" || strings.HasPrefix(t, "#") {
+			continue
+		}
+		c := len(l) - len(t) + 1
+		if strings.HasPrefix(t, "- ") {
+			// A list item's key stands after its dash.
+			cols = append(cols, c+len(t)-len(strings.TrimLeft(t[1:], " ")))
+		}
+		cols = append(cols, c)
+	}
+	col := len(lead) + 1
+	if len(cols) == 0 || slices.Contains(cols, col) {
+		return ""
+	}
+	slices.Sort(cols)
+	cols = slices.Compact(cols)
+	var above []string
+	for _, c := range cols {
+		if c < col+4 {
+			above = append(above, strconv.Itoa(c))
+		}
+	}
+	return fmt.Sprintf("line %d starts at column %d, where no line above it starts (lines above start at columns %s): indent it as the key it belongs beside",
+		line, col, strings.Join(above, ", "))
 }

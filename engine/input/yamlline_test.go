@@ -43,3 +43,20 @@ func TestInputYAMLErrorsAtTheirLine(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestYAMLIndentationAdvice: a YAML error says what is wrong with the
+// indentation of its line, in YAML's terms: a column no line above starts
+// at, a tab; never JSON's.
+func TestYAMLIndentationAdvice(t *testing.T) {
+	cases := []struct{ name, doc, want string }{
+		{"a key one space in", "title: A\nitems:\n  - id: x\n sev: 1\n",
+			"in.yaml:4: invalid YAML: did not find expected key\n  hint: line 4 starts at column 2, where no line above it starts (lines above start at columns 1, 3, 5): indent it as the key it belongs beside"},
+		{"a tab", "a:\n\tb: 1\n", "line 2 is indented with a tab: YAML indents with spaces only"},
+	}
+	for _, c := range cases {
+		_, err := Decode(Input{Name: "in.yaml", Data: []byte(c.doc)}, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "JSON") {
+			t.Errorf("%s: got %v\nwant it to hold %s, and not to speak of JSON", c.name, err, c.want)
+		}
+	}
+}

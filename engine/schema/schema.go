@@ -173,10 +173,7 @@ func (s *Set) Get(name string) (*Schema, error) {
 	if err == nil {
 		compiled, err = s.compiler.Compile(url)
 		if err != nil {
-			f := "schemas/" + name + ".schema.json"
-			err = (&problem.Error{Kind: problem.KindTemplate, Position: path.Join(s.label, f),
-				Reason: "schema does not compile: " + strings.ReplaceAll(err.Error(), baseURL, "schemas/"), Err: err}).
-				Hint("the file must be a JSON Schema of draft 2020-12; check the keyword named above")
+			err = s.compileError(url, name, err)
 		}
 	}
 	if derr := <-decoded; derr != nil {

@@ -64,10 +64,12 @@ var library = fstest.MapFS{
     "e": false
   }
 }`)},
-	"schemas/broken.schema.json":  {Data: []byte("{\n  \"type\": \"object\",\n  \"properties\": {\n}")},
-	"schemas/badtype.schema.json": {Data: []byte(`{"type": "objekt"}`)},
-	"schemas/remote.schema.json":  {Data: []byte(`{"$ref": "https://example.com/x.json"}`)},
-	"schemas/missing.schema.json": {Data: []byte(`{"$ref": "gone.schema.json"}`)},
+	"schemas/broken.schema.json":      {Data: []byte("{\n  \"type\": \"object\",\n  \"properties\": {\n}")},
+	"schemas/badtype.schema.json":     {Data: []byte(`{"type": "objekt"}`)},
+	"schemas/deeptype.schema.json":    {Data: []byte("{\"type\": \"object\",\n \"properties\": {\"a\": {\"type\": [\"strng\", \"null\"]}}}")},
+	"schemas/badrequired.schema.json": {Data: []byte("{\"type\": \"object\",\n \"required\": \"a\"}")},
+	"schemas/remote.schema.json":      {Data: []byte(`{"$ref": "https://example.com/x.json"}`)},
+	"schemas/missing.schema.json":     {Data: []byte(`{"$ref": "gone.schema.json"}`)},
 }
 
 func load(t *testing.T, name string) *schema.Schema {
@@ -109,9 +111,11 @@ func TestGet(t *testing.T) {
 		{"common", true, ""},
 		{"nope", false, ""},
 		{"broken", false, "lib/schemas/broken.schema.json:4:2: invalid JSON: unexpected end of input in an object"},
-		{"badtype", false, "lib/schemas/badtype.schema.json: schema does not compile: jsonschema schemas/badtype.schema.json compilation failed: " +
-			`'/type' does not validate with https://json-schema.org/draft/2020-12/schema#/allOf/3/$ref/properties/type/anyOf/0/$ref/enum: ` +
-			`value must be one of "array", "boolean", "integer", "null", "number", "object", "string"`},
+		// A schema the meta-schema refuses is an error at the value refused,
+		// with the type meant for one that is not a type.
+		{"badtype", false, `lib/schemas/badtype.schema.json:1:2: "objekt" is not a type of JSON Schema (at /type)`},
+		{"deeptype", false, `lib/schemas/deeptype.schema.json:2:32: "strng" is not a type of JSON Schema (at /properties/a/type/0)`},
+		{"badrequired", false, `lib/schemas/badrequired.schema.json:2:2: not a valid JSON Schema at /required: expected array, but got string`},
 		{"remote", false, "lib/schemas/remote.schema.json: schema does not compile: jsonschema schemas/remote.schema.json compilation failed: " +
 			`https://example.com/x.json is not a schema of the library: a $ref may name only another file of schemas/, as "common.schema.json#/$defs/name"`},
 		{"missing", false, "lib/schemas/missing.schema.json: schema does not compile: jsonschema schemas/missing.schema.json compilation failed: " +
@@ -140,6 +144,9 @@ func TestGet(t *testing.T) {
 				}
 			}
 		})
+	}
+	if _, err := set.Get("deeptype"); err == nil || !strings.Contains(err.Error(), `did you mean "string"? write "type": "string"`) {
+		t.Errorf("a type that is not one, without the type meant: %v", err)
 	}
 	a, _ := set.Get("note")
 	if b, _ := set.Get("note"); a != b {
