@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -119,5 +120,48 @@ func TestLibrarySizeLimits(t *testing.T) {
 	}
 	if _, err := engine.Load(fsys); err != nil {
 		t.Errorf("within the default limits: %v", err)
+	}
+}
+
+// doublingSchema is a schema whose definitions each refer to the next one
+// twice through allOf, levels deep: 2^levels checks of any value.
+func doublingSchema(levels int) string {
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": {`)
+	for i := range levels {
+		fmt.Fprintf(&b, `"d%d": {"allOf": [{"$ref": "#/$defs/d%d"}, {"$ref": "#/$defs/d%d"}]}, `, i, i+1, i+1)
+	}
+	fmt.Fprintf(&b, `"d%d": {"type": "string"}}}`, levels)
+	return b.String()
+}
+
+// TestSchemaThatDoublesIsRefused: a schema of allOf over $refs that double
+// at each level is refused when it compiles, naming the file and the
+// definition where the work passes the bound, instead of validating for
+// minutes past the render's deadline.
+func TestSchemaThatDoublesIsRefused(t *testing.T) {
+	fsys := fstest.MapFS{
+		"schemas/hostile.schema.json":    {Data: []byte(doublingSchema(26))},
+		"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
+		"templates/hostile/body.md.tmpl": {Data: []byte("{{ .x }}")},
+	}
+	lib, err := engine.Load(fsys, engine.WithLimits(engine.Limits{Timeout: 2 * time.Second}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lib.Render(context.Background(), "hostile", engine.Input{Name: "in.json", Data: []byte(`{"x": "a"}`)})
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Kind != engine.KindTemplate || !strings.HasPrefix(e.Position, "schemas/hostile.schema.json:") ||
+		!strings.HasPrefix(e.Field, "/$defs/d") || !strings.Contains(e.Reason, "checks") {
+		t.Fatalf("%#v", err)
+	}
+	// a few levels are fine
+	fsys["schemas/hostile.schema.json"] = &fstest.MapFile{Data: []byte(doublingSchema(8))}
+	lib, err = engine.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lib.Render(context.Background(), "hostile", engine.Input{Name: "in.json", Data: []byte(`{"x": "a"}`)}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -179,6 +179,9 @@ func (s *Set) Get(name string) (*Schema, error) {
 	if derr := <-decoded; derr != nil {
 		err = derr // the decoder's error names the line
 	}
+	if err == nil {
+		err = s.checkCost(compiled)
+	}
 	if err != nil {
 		s.broken[name] = err
 		return nil, err
