@@ -38,7 +38,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // Store is an audit store. It is safe for concurrent use, and any number of
@@ -142,14 +142,14 @@ func open(target string, readOnly bool, opts []Option) (*Store, error) {
 	}
 	if err != nil {
 		db.Close()
-		var ae *problem.Error
+		var ae *engine.Error
 		if errors.As(err, &ae) {
 			if ae.Path == "" {
 				ae.Path = where
 			}
 			return nil, err
 		}
-		return nil, &problem.Error{Kind: problem.KindUsage, Path: where, Reason: "cannot open the audit store: " + err.Error(), Err: err, Hints: openHints(target)}
+		return nil, &engine.Error{Kind: engine.KindUsage, Path: where, Reason: "cannot open the audit store: " + err.Error(), Err: err, Hints: openHints(target)}
 	}
 	return &Store{db: db, be: be, where: where, readOnly: readOnly, budget: applied[budgetVersion], signed: applied[signatureVersion], origin: applied[originVersion],
 		key: o.key, now: time.Now, statementTimeout: o.statementTimeout}, nil
@@ -214,11 +214,11 @@ func (s *Store) Record(ctx context.Context, v *engine.Variant, res *engine.Resul
 // that served it, and the input it was rendered from (origin.go).
 func (s *Store) RecordFrom(ctx context.Context, v *engine.Variant, res *engine.Result, o Origin) (string, error) {
 	if s.readOnly {
-		return "", &problem.Error{Kind: problem.KindUsage, Path: s.where, Reason: "the audit store was opened read-only; nothing was recorded"}
+		return "", &engine.Error{Kind: engine.KindUsage, Path: s.where, Reason: "the audit store was opened read-only; nothing was recorded"}
 	}
 	top, nodes, err := split(v, res)
 	if err != nil {
-		return "", &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
+		return "", &engine.Error{Kind: engine.KindUnavailable, Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
 	}
 	byHash := make(map[string]*node, len(nodes))
 	for _, n := range nodes {
@@ -244,7 +244,7 @@ func (s *Store) RecordFrom(ctx context.Context, v *engine.Variant, res *engine.R
 	if res.Budget != nil {
 		b, err := json.Marshal(res.Budget)
 		if err != nil {
-			return "", &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "cannot record the prompt's budget report: " + err.Error(), Err: err}
+			return "", &engine.Error{Kind: engine.KindUnavailable, Path: s.where, Reason: "cannot record the prompt's budget report: " + err.Error(), Err: err}
 		}
 		rec.budget = string(b)
 	}
@@ -258,7 +258,7 @@ func (s *Store) RecordFrom(ctx context.Context, v *engine.Variant, res *engine.R
 	ctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	if err := inTx(ctx, s.db, func(tx *sql.Tx) error { return s.be.write(ctx, tx, rec) }); err != nil {
-		return "", &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
+		return "", &engine.Error{Kind: engine.KindUnavailable, Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
 	}
 	return top.hash, nil
 }
@@ -301,7 +301,7 @@ var ErrAmbiguous = errors.New("several prompts match")
 // store at the target.
 var ErrNoStore = errors.New("no audit store")
 
-// The store's errors are problem.Errors: Path names the database (a file,
+// The store's errors are engine.Errors: Path names the database (a file,
 // or a URL without its password) when it could not be opened, written or
 // verified; Key the hash or id asked for when it names no prompt, or
 // several. A read that fails verification (KindIntegrity, ErrIntegrity)
@@ -373,27 +373,27 @@ func (s *Store) resolve(ctx context.Context, key string, minPrefix int) (string,
 	case 1:
 		return hashes[0], nil
 	}
-	return "", &problem.Error{Kind: problem.KindInput, Key: key, Reason: "several prompts match; give more of the hash", Err: ErrAmbiguous}
+	return "", &engine.Error{Kind: engine.KindInput, Key: key, Reason: "several prompts match; give more of the hash", Err: ErrAmbiguous}
 }
 
 // keyNotFound is the error of a key that names no prompt; short says the
 // key is hex too short to be read as a prefix.
 func keyNotFound(key string, short bool) error {
 	if short {
-		return &problem.Error{Kind: problem.KindInput, Key: key, Err: ErrNotFound,
-			Reason: fmt.Sprintf("no id %s in the audit store, and a hash prefix is read from %d hex digits on", problem.Quote(key), MinPrefix),
+		return &engine.Error{Kind: engine.KindInput, Key: key, Err: ErrNotFound,
+			Reason: fmt.Sprintf("no id %s in the audit store, and a hash prefix is read from %d hex digits on", phrase.Quote(key), MinPrefix),
 			Hints:  []string{fmt.Sprintf("give at least %d hex digits of the prompt's hash (or SHA-256), or a delegation_id, as render audit chain lists them", MinPrefix)}}
 	}
-	return &problem.Error{Kind: problem.KindInput, Key: key, Reason: "no prompt with this hash or id in the audit store", Err: ErrNotFound,
+	return &engine.Error{Kind: engine.KindInput, Key: key, Reason: "no prompt with this hash or id in the audit store", Err: ErrNotFound,
 		Hints: []string{fmt.Sprintf("give a delegation_id, or a prompt's hash (or SHA-256) or a prefix of it of %d hex digits or more, as render audit chain lists them", MinPrefix)}}
 }
 
 func (s *Store) readError(err error) error {
-	return &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "cannot read the audit store: " + err.Error(), Err: err}
+	return &engine.Error{Kind: engine.KindUnavailable, Path: s.where, Reason: "cannot read the audit store: " + err.Error(), Err: err}
 }
 
 func notFound(hash string) error {
-	return &problem.Error{Kind: problem.KindInput, Key: hash, Reason: "no prompt with this hash in the audit store", Err: ErrNotFound,
+	return &engine.Error{Kind: engine.KindInput, Key: hash, Reason: "no prompt with this hash in the audit store", Err: ErrNotFound,
 		Hints: []string{"find the hash with render audit chain, or give a delegation_id"}}
 }
 
@@ -436,8 +436,8 @@ func (s *Store) Chain(ctx context.Context, hash string) ([]Entry, error) {
 		total += l.Size // verified: each row's size is the length of its text
 	}
 	if total > MaxChainBytes {
-		return nil, &problem.Error{Kind: problem.KindUsage, Path: s.where,
-			Reason: fmt.Sprintf("the chain of %.12s is %d prompts of %s in all, over the %s one answer holds", hash, len(links), problem.Size(int(min(total, 1<<40))), problem.Size(MaxChainBytes)),
+		return nil, &engine.Error{Kind: engine.KindUsage, Path: s.where,
+			Reason: fmt.Sprintf("the chain of %.12s is %d prompts of %s in all, over the %s one answer holds", hash, len(links), phrase.Size(int(min(total, 1<<40))), phrase.Size(MaxChainBytes)),
 			Hints:  []string{"read the chain without its texts (Links; render audit chain), then each prompt alone (Get; render audit show; GET /v1/audit/{hash})"}}
 	}
 	texts := map[string]string{}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
 )
 
@@ -304,7 +303,7 @@ func TestEarlierFormatRefused(t *testing.T) {
 	before, _ := os.ReadFile(path)
 	for _, openFn := range []func(string, ...audit.Option) (*audit.Store, error){audit.Open, audit.OpenReadOnly} {
 		_, err := openFn(path)
-		var ae *problem.Error
+		var ae *engine.Error
 		if !errors.As(err, &ae) || !strings.Contains(err.Error(), "earlier format") || !strings.Contains(err.Error(), path) || len(ae.Hints) == 0 {
 			t.Fatalf("got %v", err)
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/tokens"
 )
 
@@ -313,7 +312,7 @@ func TestVersion1RowsOnlyUser(t *testing.T) {
 	version1(t, b, last)
 	writer := rowsOnlyUser(t, b)
 	_, err := audit.Open(writer)
-	var ae *problem.Error
+	var ae *engine.Error
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "cannot upgrade the audit store to schema version 2") ||
 		len(ae.Hints) != 2 || !strings.Contains(ae.Hints[0], "owner") || ae.Path == "" {
 		t.Fatalf("got %v (%+v)", err, ae)

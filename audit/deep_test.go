@@ -15,7 +15,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // writerEnv, when set to a database path, makes the test binary a writer
@@ -180,7 +180,7 @@ func TestTenThousandLevels(t *testing.T) {
 			total += l.Size
 		}
 		chain, err := store.Chain(context.Background(), hash)
-		if e := problem.As(err); total > audit.MaxChainBytes && (err == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, "over the")) ||
+		if e := engine.AsError(err); total > audit.MaxChainBytes && (err == nil || e.Kind != engine.KindUsage || !strings.Contains(e.Reason, "over the")) ||
 			total <= audit.MaxChainBytes && (err != nil || len(chain) != len(links)) {
 			t.Errorf("the chain of %d links, %d bytes of texts: %d links, %v", len(links), total, len(chain), err)
 		}

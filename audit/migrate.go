@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // A migration is one version of the schema, in each database's dialect.
@@ -182,7 +182,7 @@ func applyMigrations(ctx context.Context, tx *sql.Tx, be backend, dialect func(m
 		if _, err := tx.ExecContext(ctx, dialect(m)); err != nil {
 			err = fmt.Errorf("schema version %d (%s): %w", m.version, m.description, err)
 			if len(applied) > 0 { // a store that exists, written by an earlier version
-				return &problem.Error{Kind: problem.KindUsage, Reason: "cannot upgrade the audit store to " + err.Error(), Err: err, Hints: upgradeHints(m)}
+				return &engine.Error{Kind: engine.KindUsage, Reason: "cannot upgrade the audit store to " + err.Error(), Err: err, Hints: upgradeHints(m)}
 			}
 			return err
 		}
@@ -230,7 +230,7 @@ func checkNewer(applied map[int]bool, all []migration) error {
 	latest := all[len(all)-1].version
 	for v := range applied {
 		if v > latest {
-			return &problem.Error{Kind: problem.KindUsage, Reason: fmt.Sprintf("the audit store has schema version %d, newer than this program knows (%d)", v, latest),
+			return &engine.Error{Kind: engine.KindUsage, Reason: fmt.Sprintf("the audit store has schema version %d, newer than this program knows (%d)", v, latest),
 				Hints: []string{"use the render that wrote it, or a newer one"}}
 		}
 	}
@@ -262,7 +262,7 @@ func checkMigrated(ctx context.Context, db *sql.DB, where string, have func(cont
 		return nil, err
 	}
 	if !haveTable {
-		return nil, &problem.Error{Kind: problem.KindUsage, Path: where, Reason: reason, Err: ErrNoStore, Hints: []string{hint}}
+		return nil, &engine.Error{Kind: engine.KindUsage, Path: where, Reason: reason, Err: ErrNoStore, Hints: []string{hint}}
 	}
 	return checkCurrent(ctx, db, where)
 }
@@ -278,12 +278,12 @@ func checkCurrent(ctx context.Context, q querier, where string) (map[int]bool, e
 	}
 	all := migrations()
 	if err := checkNewer(applied, all); err != nil {
-		err.(*problem.Error).Path = where
+		err.(*engine.Error).Path = where
 		return nil, err
 	}
 	for _, m := range all {
 		if !applied[m.version] && !m.readsWithout {
-			return nil, &problem.Error{Kind: problem.KindUsage, Path: where, Reason: fmt.Sprintf("the audit store lacks schema version %d (%s) and is opened read-only", m.version, m.description),
+			return nil, &engine.Error{Kind: engine.KindUsage, Path: where, Reason: fmt.Sprintf("the audit store lacks schema version %d (%s) and is opened read-only", m.version, m.description),
 				Hints: []string{"record one render with --audit pointing at it (that upgrades it), then read again"}}
 		}
 	}

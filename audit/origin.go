@@ -8,7 +8,7 @@ import (
 	"hash"
 	"strconv"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // Origin is what a prompt was made from beyond its library: the label and
@@ -98,7 +98,7 @@ var ErrNoInput = errors.New("no input recorded")
 // error, never served as the one recorded.
 func (s *Store) Input(ctx context.Context, address string) ([]byte, error) {
 	if address == "" || !s.origin {
-		return nil, &problem.Error{Kind: problem.KindInput, Path: s.where, Reason: "the prompt was recorded without its input", Err: ErrNoInput,
+		return nil, &engine.Error{Kind: engine.KindInput, Path: s.where, Reason: "the prompt was recorded without its input", Err: ErrNoInput,
 			Hints: []string{"inputs are kept by render serve --audit-inputs, from when it is given on"}}
 	}
 	ctx, cancel := s.statementContext(ctx)
@@ -106,7 +106,7 @@ func (s *Store) Input(ctx context.Context, address string) ([]byte, error) {
 	var data []byte
 	err := s.db.QueryRowContext(ctx, s.be.rebind(`SELECT data FROM inputs WHERE hash = ?`), address).Scan(&data)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, &problem.Error{Kind: problem.KindIntegrity, Path: s.where, Key: address, Reason: "the prompt names an input the store does not hold",
+		return nil, &engine.Error{Kind: engine.KindIntegrity, Path: s.where, Key: address, Reason: "the prompt names an input the store does not hold",
 			Err: ErrIntegrity}
 	}
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // migrationLock is the key of the transaction-scoped advisory lock that
@@ -39,7 +39,7 @@ func openPostgres(target string, readOnly bool, timeout time.Duration) (*sql.DB,
 	where := redact(target)
 	cfg, err := pgx.ParseConfig(target)
 	if err != nil {
-		return nil, nil, "", &problem.Error{Kind: problem.KindUsage, Path: where, Reason: "not a usable PostgreSQL URL: " + err.Error(), Err: err, Hints: openHints(target)}
+		return nil, nil, "", &engine.Error{Kind: engine.KindUsage, Path: where, Reason: "not a usable PostgreSQL URL: " + err.Error(), Err: err, Hints: openHints(target)}
 	}
 	if cfg.RuntimeParams == nil {
 		cfg.RuntimeParams = map[string]string{}

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // Signatures. An address fixes a prompt's bytes and the addresses of the
@@ -49,7 +49,7 @@ func WithKey(key []byte) Option {
 
 func keyError(o options) error {
 	if o.keySet && len(o.key) < MinKeySize {
-		return &problem.Error{Kind: problem.KindUsage, Reason: fmt.Sprintf("the audit key is %d bytes; it needs at least %d", len(o.key), MinKeySize),
+		return &engine.Error{Kind: engine.KindUsage, Reason: fmt.Sprintf("the audit key is %d bytes; it needs at least %d", len(o.key), MinKeySize),
 			Hints: []string{"make a key file with: openssl rand -hex 32 > audit.key"}}
 	}
 	return nil

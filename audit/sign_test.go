@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/audit"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // testKey is a key of the size openssl rand -hex 32 writes.
@@ -216,7 +216,7 @@ func TestKeyMismatch(t *testing.T) {
 	})
 	for _, key := range [][]byte{nil, []byte("short")} {
 		_, err := audit.Open(t.TempDir()+"/a.db", audit.WithKey(key))
-		var ae *problem.Error
+		var ae *engine.Error
 		if !errors.As(err, &ae) || !strings.Contains(err.Error(), "at least 32") {
 			t.Errorf("a key of %d bytes: %v", len(key), err)
 		}
@@ -244,7 +244,7 @@ func TestSignedUpdate(t *testing.T) {
 			t.Fatalf("record mid2 itself without the key: %.12s %v", h, err)
 		}
 		_, err := keyed.Get(context.Background(), f.links[mid2])
-		var ae *problem.Error
+		var ae *engine.Error
 		if !errors.As(err, &ae) || !slices.Contains(errorRows(ae.Also), "prompts hash="+f.links[mid2]) || !strings.Contains(err.Error(), "has no signature") {
 			t.Errorf("mid2 after a record without the key, read with it: %v", err)
 		}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 	"modernc.org/sqlite" // the database/sql driver "sqlite", pure Go
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -29,7 +29,7 @@ type sqliteBackend struct{ path string }
 // file with mode=ro and never creates it.
 func openSQLite(path string, readOnly bool) (*sql.DB, backend, string, error) {
 	if path == "" {
-		return nil, nil, "", &problem.Error{Kind: problem.KindUsage, Reason: "no audit database named", Hints: []string{"name a file, or a postgres:// URL"}}
+		return nil, nil, "", &engine.Error{Kind: engine.KindUsage, Reason: "no audit database named", Hints: []string{"name a file, or a postgres:// URL"}}
 	}
 	dsn := "file:" + strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23").Replace(path) +
 		"?_pragma=busy_timeout(" + strconv.FormatInt(busyTimeout.Milliseconds(), 10) + ")"
@@ -37,12 +37,12 @@ func openSQLite(path string, readOnly bool) (*sql.DB, backend, string, error) {
 		info, err := os.Stat(path)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return nil, nil, "", &problem.Error{Kind: problem.KindUsage, Path: path, Reason: "no audit database at " + path, Err: ErrNoStore,
+			return nil, nil, "", &engine.Error{Kind: engine.KindUsage, Path: path, Reason: "no audit database at " + path, Err: ErrNoStore,
 				Hints: []string{"record a render with --audit " + path + " first; reading never creates a database"}}
 		case err != nil:
-			return nil, nil, "", &problem.Error{Kind: problem.KindUsage, Path: path, Reason: "cannot read the audit database: " + err.Error(), Err: err}
+			return nil, nil, "", &engine.Error{Kind: engine.KindUsage, Path: path, Reason: "cannot read the audit database: " + err.Error(), Err: err}
 		case info.IsDir():
-			return nil, nil, "", &problem.Error{Kind: problem.KindUsage, Path: path, Reason: "is a folder, not an audit database", Err: ErrNoStore,
+			return nil, nil, "", &engine.Error{Kind: engine.KindUsage, Path: path, Reason: "is a folder, not an audit database", Err: ErrNoStore,
 				Hints: []string{"name the database file inside it"}}
 		}
 		dsn += "&mode=ro"
@@ -51,7 +51,7 @@ func openSQLite(path string, readOnly bool) (*sql.DB, backend, string, error) {
 	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
-		return nil, nil, "", &problem.Error{Kind: problem.KindUsage, Path: path, Reason: "cannot open the audit database: " + err.Error(), Err: err}
+		return nil, nil, "", &engine.Error{Kind: engine.KindUsage, Path: path, Reason: "cannot open the audit database: " + err.Error(), Err: err}
 	}
 	return db, sqliteBackend{path}, path, nil
 }
@@ -81,7 +81,7 @@ func (b sqliteBackend) legacy(ctx context.Context, q querier) error {
 		return err
 	}
 	if tables["embeds"] && !tables["schema_migrations"] {
-		return &problem.Error{Kind: problem.KindUsage, Path: b.path, Reason: "holds an audit database of the earlier format, which stored each level of a delegation chain whole; it was left unchanged",
+		return &engine.Error{Kind: engine.KindUsage, Path: b.path, Reason: "holds an audit database of the earlier format, which stored each level of a delegation chain whole; it was left unchanged",
 			Hints: []string{
 				"record into a new file: --audit with another path (the new format is linear in the prompt's size)",
 				"the prompts in this file stay readable with sqlite3: SELECT text FROM prompts WHERE hash = '…'",

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // DefaultStatementTimeout bounds one write or read of the store when
@@ -38,11 +38,11 @@ func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := s.statementContext(ctx)
 	defer cancel()
 	if err := s.db.PingContext(ctx); err != nil {
-		return &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "the audit store does not answer: " + err.Error(), Err: err}
+		return &engine.Error{Kind: engine.KindUnavailable, Path: s.where, Reason: "the audit store does not answer: " + err.Error(), Err: err}
 	}
 	var one int
 	if err := s.db.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
-		return &problem.Error{Kind: problem.KindUnavailable, Path: s.where, Reason: "the audit store does not answer: " + err.Error(), Err: err}
+		return &engine.Error{Kind: engine.KindUnavailable, Path: s.where, Reason: "the audit store does not answer: " + err.Error(), Err: err}
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // Verification. Every read checks what it serves against the addresses it
@@ -60,7 +60,7 @@ func (p Problem) String() string {
 
 // asError is the problem as one of the rows an integrity error lists: the
 // table as its Path, the row's key as its Key.
-func (p Problem) asError() *problem.Error {
+func (p Problem) asError() *engine.Error {
 	key := "hash=" + show(p.Hash)
 	switch {
 	case p.Table == "ids":
@@ -68,7 +68,7 @@ func (p Problem) asError() *problem.Error {
 	case p.Seq != nil:
 		key += " seq=" + strconv.Itoa(*p.Seq)
 	}
-	return &problem.Error{Kind: problem.KindIntegrity, Path: p.Table, Key: key, Reason: p.Reason}
+	return &engine.Error{Kind: engine.KindIntegrity, Path: p.Table, Key: key, Reason: p.Reason}
 }
 
 // show returns s as it is when it is a plain word (an address, an id such
@@ -262,11 +262,11 @@ func (s *Store) integrityError(ps []Problem) error {
 	} else if n > 1 {
 		reason += fmt.Sprintf(" (and %d more problems)", n)
 	}
-	also := make([]*problem.Error, len(ps))
+	also := make([]*engine.Error, len(ps))
 	for i, p := range ps {
 		also[i] = p.asError()
 	}
-	return &problem.Error{Kind: problem.KindIntegrity, Path: s.where, Reason: reason, Err: ErrIntegrity, Also: also,
+	return &engine.Error{Kind: engine.KindIntegrity, Path: s.where, Reason: reason, Err: ErrIntegrity, Also: also,
 		Hints: []string{"render audit verify lists every row of the store that fails verification; nothing that fails is served"}}
 }
 

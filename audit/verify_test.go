@@ -12,7 +12,6 @@ import (
 
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // rootSecret is a line of the root prompt that no error may print.
@@ -108,7 +107,7 @@ func rows(ps []audit.Problem) []string {
 }
 
 // errorRows names the rows an integrity error lists, as rows does.
-func errorRows(also []*problem.Error) []string {
+func errorRows(also []*engine.Error) []string {
 	var out []string
 	for _, e := range also {
 		out = append(out, e.Path+" "+e.Key)
@@ -140,8 +139,8 @@ func (f *fixture) refused(t *testing.T, s *audit.Store, hash string, want []stri
 	}
 	for _, name := range []string{"Get", "Chain", "Links"} {
 		err := reads[name]()
-		var ae *problem.Error
-		if !errors.Is(err, audit.ErrIntegrity) || !errors.As(err, &ae) || ae.Kind != problem.KindIntegrity || len(ae.Also) == 0 {
+		var ae *engine.Error
+		if !errors.Is(err, audit.ErrIntegrity) || !errors.As(err, &ae) || ae.Kind != engine.KindIntegrity || len(ae.Also) == 0 {
 			t.Errorf("%s(%.12s): %v, want it to fail verification", name, hash, err)
 			continue
 		}

@@ -12,7 +12,7 @@ import (
 	"text/template/parse"
 
 	"github.com/promptsmith/promptsmith/engine/funcs"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 )
 
 // Branch coverage: which ways through its templates a variant's renders

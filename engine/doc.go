@@ -39,6 +39,9 @@
 //	├── pointer
 //	└── problem
 //
+// Outside the engine, any of them may import internal/phrase (quoting,
+// sizes and typos in messages), which imports nothing of the module.
+//
 // Nothing on the render path imports os/exec, syscall, net or the gather
 // package: rendering reads its input and nothing else of the host. No
 // package holds mutable state at package level: it lives in a Library, a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/template/parse"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
 )
 

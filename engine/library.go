@@ -12,8 +12,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // Library is a loaded set of variants. It is immutable and safe for
@@ -264,7 +265,7 @@ func (lib *Library) Variant(name string) (*Variant, error) {
 		return v, err
 	}
 	e := &Error{Kind: KindUsage, Variant: name, Reason: fmt.Sprintf("unknown variant %q", name), Err: ErrUnknownVariant}
-	if near := problem.Closest(name, lib.names); near != "" {
+	if near := phrase.Closest(name, lib.names); near != "" {
 		e.Hint("did you mean %q?", near)
 	}
 	return nil, e.Hint("the variants are: %s", strings.Join(lib.names, ", "))

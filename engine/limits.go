@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // Limits bound what one render may cost, so that no input and no template
@@ -131,7 +131,7 @@ func (v *Variant) stopped(ctx context.Context, err error) error {
 	limits := v.lib.opts.limits
 	if errors.Is(err, errOutputLimit) {
 		return (&Error{Kind: KindTemplate, Variant: v.name, Err: err,
-			Reason: fmt.Sprintf("the templates wrote more than the output limit of %s", problem.Size(limits.OutputBytes))}).
+			Reason: fmt.Sprintf("the templates wrote more than the output limit of %s", phrase.Size(limits.OutputBytes))}).
 			Hint("a template writes in a loop that does not end soon enough; raise the limit with render's --max-output or Limits.OutputBytes if the prompt really is that long")
 	}
 	if cerr := v.callerStopped(ctx); cerr != nil {

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // LibrarySizeError is the error of a file over Limits.FileBytes, or of a
@@ -15,11 +16,11 @@ import (
 func LibrarySizeError(position string, size, total int64, l Limits) error {
 	if size > int64(l.FileBytes) {
 		return (&Error{Kind: KindTemplate, Position: position,
-			Reason: fmt.Sprintf("the file holds %s, more than the %s a library file may hold", problem.Size(int(min(size, 1<<50))), problem.Size(l.FileBytes))}).
+			Reason: fmt.Sprintf("the file holds %s, more than the %s a library file may hold", phrase.Size(int(min(size, 1<<50))), phrase.Size(l.FileBytes))}).
 			Hint("a template is a few kilobytes; split the file, or raise the limit with --max-file (Limits.FileBytes) if it really must be this large")
 	}
 	return (&Error{Kind: KindTemplate, Position: position,
-		Reason: fmt.Sprintf("the library's files under templates/ and schemas/ hold more than %s, the most a library may hold (%s with this file)", problem.Size(l.LibraryBytes), problem.Size(int(min(total, 1<<50))))}).
+		Reason: fmt.Sprintf("the library's files under templates/ and schemas/ hold more than %s, the most a library may hold (%s with this file)", phrase.Size(l.LibraryBytes), phrase.Size(int(min(total, 1<<50))))}).
 		Hint("a library is a few hundred kilobytes; remove what does not belong under templates/ or schemas/, or raise the limit with --max-library (Limits.LibraryBytes)")
 }
 

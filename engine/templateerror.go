@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/funcs"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // text/template reports "template: NAME:LINE:COL: executing "NAME" at <.x>: msg".
@@ -196,7 +196,7 @@ func (v *Variant) explainField(e *Error, site *fieldSite, key, dotType string) b
 		if obj.path != "" {
 			where = "to the properties of " + obj.path
 		}
-		if near := problem.Closest(key, known); near != "" {
+		if near := phrase.Closest(key, known); near != "" {
 			e.Hint("did you mean .%s? write %s", near, site.textWith(k, near))
 			e.Hint("if %q is a new field, add it %s in %s", key, where, v.schemaFile())
 			return true
@@ -338,7 +338,7 @@ func (v *Variant) explainFunction(e *Error, name string) {
 			excluded = append(excluded, x)
 		}
 	}
-	near, nearOut := problem.Closest(name, known), problem.Closest(name, excluded)
+	near, nearOut := phrase.Closest(name, known), phrase.Closest(name, excluded)
 	if near != "" {
 		e.Hint("did you mean %s?", near)
 	}

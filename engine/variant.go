@@ -11,11 +11,12 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/internal/outline"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/internal/rules"
 	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // Variant is one prompt family: its manifest, parsed templates, compiled
@@ -105,7 +106,7 @@ func (v *Variant) Example(name string) (Input, error) {
 		return in, nil
 	}
 	e := &Error{Kind: KindUsage, Variant: v.name, Example: name, Reason: fmt.Sprintf("variant %s has no example %q", v.name, name)}
-	if near := problem.Closest(name, v.Examples()); near != "" {
+	if near := phrase.Closest(name, v.Examples()); near != "" {
 		e.Hint("did you mean %q?", near)
 	}
 	return Input{}, e.Hint("the examples are: %s", strings.Join(v.Examples(), ", "))

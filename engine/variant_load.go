@@ -8,8 +8,8 @@ import (
 	"text/template"
 
 	"github.com/promptsmith/promptsmith/engine/funcs"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
 )
 

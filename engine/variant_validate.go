@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // validateManifest checks what prompt.yaml says against the other files of
@@ -160,7 +161,7 @@ func (v *variantFiles) checkCache() error {
 				}
 				e := problem.Template(pos, "cache.volatile[%d]: %s is not in the input schema: it declares no field %q at %s (schemas/%s.schema.json)",
 					i, p, tok, pathOrRoot(path), v.manifest.Schema)
-				if near := problem.Closest(tok, node.Names()); near != "" {
+				if near := phrase.Closest(tok, node.Names()); near != "" {
 					e.Hint("did you mean %q?", path+"/"+near)
 				} else if names := node.Names(); len(names) > 0 {
 					e.Hint("the fields there are: %s", strings.Join(names, ", "))

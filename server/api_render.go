@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/server/internal/openapi"
 	"go.opentelemetry.io/otel/attribute"
 )
@@ -230,7 +230,7 @@ func depthOf(r *http.Request) (int, error) {
 	}
 	n, err := strconv.Atoi(d)
 	if err != nil || n < 1 {
-		return 0, &engine.Error{Kind: engine.KindUsage, Parameter: "depth", Reason: fmt.Sprintf("depth %s is not a whole number of 1 or more", problem.Quote(d))}
+		return 0, &engine.Error{Kind: engine.KindUsage, Parameter: "depth", Reason: fmt.Sprintf("depth %s is not a whole number of 1 or more", phrase.Quote(d))}
 	}
 	return n, nil
 }

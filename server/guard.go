@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // The checks in this file keep a web page the user happens to visit from
@@ -70,9 +70,9 @@ func (s *Server) checkHost(r *http.Request) error {
 		}
 	}
 	return &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path, Reason: fmt.Sprintf("this server does not answer to the host %s: it answers to loopback names, the host of its --addr "+
-		"and the address it was reached on", problem.Quote(host)),
-		Hints: []string{"a page of another site may be reaching this server through DNS rebinding; if " + problem.Clip(host, problem.QuoteBytes) +
-			" is a name of this server, an operator can start it with --allow-host " + problem.Clip(host, problem.QuoteBytes)}, Err: errMisdirected}
+		"and the address it was reached on", phrase.Quote(host)),
+		Hints: []string{"a page of another site may be reaching this server through DNS rebinding; if " + phrase.Clip(host, phrase.QuoteBytes) +
+			" is a name of this server, an operator can start it with --allow-host " + phrase.Clip(host, phrase.QuoteBytes)}, Err: errMisdirected}
 }
 
 // hostName is the host of a Host header or of an --allow-host value, in
@@ -97,8 +97,8 @@ func (s *Server) checkOrigin(r *http.Request) error {
 	if origin == "" || slices.Contains(s.CORSOrigins, origin) || slices.Contains(s.CORSOrigins, "*") || sameOrigin(origin, r.Host) {
 		return nil
 	}
-	return &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path, Reason: "origin " + problem.Quote(origin) + " may not call this server from a browser",
-		Hints: []string{"an operator can allow it with --cors-origin " + problem.Clip(origin, problem.QuoteBytes)}, Err: errForbidden}
+	return &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path, Reason: "origin " + phrase.Quote(origin) + " may not call this server from a browser",
+		Hints: []string{"an operator can allow it with --cors-origin " + phrase.Clip(origin, phrase.QuoteBytes)}, Err: errForbidden}
 }
 
 // sameOrigin reports whether origin (scheme://host[:port]) names host,
@@ -148,7 +148,7 @@ func checkContentType(r *http.Request, kind bodyKind) error {
 	}
 	got := "no Content-Type"
 	if ct != "" {
-		got = "Content-Type " + problem.Quote(ct)
+		got = "Content-Type " + phrase.Quote(ct)
 	}
 	return &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path, Reason: fmt.Sprintf("the body has %s: %s takes %s", got, r.URL.Path, want),
 		Hints: []string{fmt.Sprintf("send Content-Type: %s (curl: -H 'Content-Type: %s')", example, example)}, Err: errMediaType}

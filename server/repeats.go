@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // A request that says one thing twice is ambiguous: ?label=a&label=b, or
@@ -43,7 +43,7 @@ func checkRepeats(r *http.Request) error {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return &engine.Error{Kind: engine.KindUsage, Path: r.URL.Path,
-			Reason: fmt.Sprintf("the query %s does not parse: %v", problem.Quote(r.URL.RawQuery), err),
+			Reason: fmt.Sprintf("the query %s does not parse: %v", phrase.Quote(r.URL.RawQuery), err),
 			Hints:  []string{"write the query as name=value pairs joined by &, each name and value percent-encoded (%25 for %, %26 for &, %3B for ;)"}}
 	}
 	names := make([]string, 0, len(q))
@@ -54,8 +54,8 @@ func checkRepeats(r *http.Request) error {
 	for _, name := range names {
 		if n := len(q[name]); n > 1 {
 			return &engine.Error{Kind: engine.KindUsage, Parameter: name,
-				Reason: fmt.Sprintf("the query parameter %s is given %d times: a request names each parameter once", problem.Quote(name), n),
-				Hints:  []string{fmt.Sprintf("give ?%s= once, with the one value you mean", problem.Clip(name, problem.QuoteBytes))}}
+				Reason: fmt.Sprintf("the query parameter %s is given %d times: a request names each parameter once", phrase.Quote(name), n),
+				Hints:  []string{fmt.Sprintf("give ?%s= once, with the one value you mean", phrase.Clip(name, phrase.QuoteBytes))}}
 		}
 	}
 	for _, h := range singleHeaders() {

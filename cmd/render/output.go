@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // fail prints err to stderr, as JSON under --format json, and returns the
@@ -294,7 +294,7 @@ func (a *app) readLimited(path string, limit int) (engine.Input, error) {
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > int64(limit) {
-		return engine.Input{}, inputTooLarge(path, fmt.Sprintf("the input is %s, over the limit of %s", problem.Size(int(st.Size())), problem.Size(limit)))
+		return engine.Input{}, inputTooLarge(path, fmt.Sprintf("the input is %s, over the limit of %s", phrase.Size(int(st.Size())), phrase.Size(limit)))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
 	if err != nil {
@@ -306,7 +306,7 @@ func (a *app) readLimited(path string, limit int) (engine.Input, error) {
 // limitInput refuses an input read up to one byte past the limit.
 func limitInput(in engine.Input, limit int) (engine.Input, error) {
 	if len(in.Data) > limit {
-		return engine.Input{}, inputTooLarge(in.Name, fmt.Sprintf("the input is over the limit of %s; reading stopped there", problem.Size(limit)))
+		return engine.Input{}, inputTooLarge(in.Name, fmt.Sprintf("the input is over the limit of %s; reading stopped there", phrase.Size(limit)))
 	}
 	return in, nil
 }

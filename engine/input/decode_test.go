@@ -4,9 +4,10 @@ import (
 	"errors"
 
 	"fmt"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"strings"
 	"testing"
+
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 )
 
 // TestHostileYAML: inputs that would exhaust memory, loop or panic are

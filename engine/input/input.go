@@ -16,7 +16,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"gopkg.in/yaml.v3"
 )
 
@@ -71,7 +72,7 @@ func (dc Decoder) Decode(in Input) (*Document, error) {
 func (dc Decoder) DecodeContext(ctx context.Context, in Input) (*Document, error) {
 	if dc.MaxBytes > 0 && len(in.Data) > dc.MaxBytes {
 		return nil, (&problem.Error{Kind: problem.KindInput, Position: in.Name,
-			Reason: fmt.Sprintf("the input is %s, over the limit of %s", problem.Size(len(in.Data)), problem.Size(dc.MaxBytes))}).
+			Reason: fmt.Sprintf("the input is %s, over the limit of %s", phrase.Size(len(in.Data)), phrase.Size(dc.MaxBytes))}).
 			Hint("send a smaller input, or raise the limit (render's --max-input, the engine's Limits.InputBytes)")
 	}
 	d, root, err := decode(ctx, in, dc.Order, dc.MaxDepth, textBound(dc.MaxBytes, len(in.Data)))

@@ -14,7 +14,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 func (d *Document) decodeJSON(data []byte, start int) (any, error) {
@@ -179,11 +180,11 @@ func (p *jsonParser) object(depth int) (any, error) {
 		p.path = append(p.path, step{key: k, index: -1})
 		if _, dup := m[k]; dup {
 			p.pos = keyAt
-			return nil, problem.Input(p.pointer(), "key %s appears twice", problem.Quote(k)).Hint("keep one of the two entries")
+			return nil, problem.Input(p.pointer(), "key %s appears twice", phrase.Quote(k)).Hint("keep one of the two entries")
 		}
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return nil, p.fail("expected ':' after key %s", problem.Quote(k))
+			return nil, p.fail("expected ':' after key %s", phrase.Quote(k))
 		}
 		p.pos++
 		v, err := p.value(depth + 1)
@@ -369,7 +370,7 @@ func (p *jsonParser) number() (any, error) {
 	text := string(p.data[start:p.pos])
 	if !json.Valid(p.data[start:p.pos]) {
 		p.pos = start
-		return nil, p.fail("invalid number %s", problem.Quote(text))
+		return nil, p.fail("invalid number %s", phrase.Quote(text))
 	}
 	v, err := number(text)
 	if err != nil {

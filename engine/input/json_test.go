@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 )
 
 // TestJSONMatchesEncodingJSON decodes the same documents with the engine's

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // What an input may hold, the same in JSON and YAML: strings are text,
@@ -66,7 +67,7 @@ func checkText(s string) *notText {
 // outOfRange is the error for a number an input cannot hold.
 func outOfRange(text string) *problem.Error {
 	return (&problem.Error{Kind: problem.KindInput, Err: ErrOutOfRange,
-		Reason: fmt.Sprintf("%s is out of range: a number of the input must lie between %d and %d", problem.Clip(text, problem.QuoteBytes), math.MinInt64, math.MaxInt64)}).
+		Reason: fmt.Sprintf("%s is out of range: a number of the input must lie between %d and %d", phrase.Clip(text, phrase.QuoteBytes), math.MinInt64, math.MaxInt64)}).
 		Hint("write a smaller number; an identifier that long is a string (quote it)")
 }
 

@@ -10,7 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"gopkg.in/yaml.v3"
 )
 
@@ -111,7 +112,7 @@ func (y *yamlDecoder) value(n *yaml.Node, depth int) (any, error) {
 	}
 	y.values++
 	if bound := yamlValueBound(len(y.doc.Data)); y.values > bound {
-		return nil, y.fail(n, "the YAML expands to more than %d values through its aliases (*name), for %s of input", bound, problem.Size(len(y.doc.Data))).
+		return nil, y.fail(n, "the YAML expands to more than %d values through its aliases (*name), for %s of input", bound, phrase.Size(len(y.doc.Data))).
 			Hint("write the values out, or use fewer nested aliases")
 	}
 	if y.values%1024 == 0 && y.ctx != nil {
@@ -132,7 +133,7 @@ func (y *yamlDecoder) value(n *yaml.Node, depth int) (any, error) {
 		return y.value(n.Content[0], depth)
 	case yaml.AliasNode:
 		if y.aliasing[n.Alias] {
-			return nil, y.fail(n, "alias *%s refers to a value that contains it", problem.Clip(n.Value, problem.QuoteBytes)).
+			return nil, y.fail(n, "alias *%s refers to a value that contains it", phrase.Clip(n.Value, phrase.QuoteBytes)).
 				Hint("an alias cannot be used inside the value it names")
 		}
 		if y.aliasing == nil {
@@ -194,7 +195,7 @@ func (y *yamlDecoder) addText(n *yaml.Node) error {
 	if y.text <= y.maxText {
 		return nil
 	}
-	return y.fail(n, "the YAML expands to more than %s of text through its aliases (*name), %d times the input limit", problem.Size(y.maxText), expansion).
+	return y.fail(n, "the YAML expands to more than %s of text through its aliases (*name), %d times the input limit", phrase.Size(y.maxText), expansion).
 		Hint("write the values out, or alias large values less often; a larger --max-input (the engine's Limits.InputBytes) raises this limit too")
 }
 
@@ -226,7 +227,7 @@ func (y *yamlDecoder) mapping(n *yaml.Node, m map[string]any, keys *[]string, de
 		}
 		if explicit[kn.Value] {
 			y.path = append(y.path, step{key: kn.Value, index: -1})
-			return y.fail(kn, "key %s appears twice", problem.Quote(kn.Value)).Hint("keep one of the two entries")
+			return y.fail(kn, "key %s appears twice", phrase.Quote(kn.Value)).Hint("keep one of the two entries")
 		}
 		explicit[kn.Value] = true
 	}

@@ -15,8 +15,9 @@ import (
 	"text/template/parse"
 
 	"github.com/promptsmith/promptsmith/engine/funcs"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // Severity says whether a finding fails lint.
@@ -617,7 +618,7 @@ func (w *walker) fieldAt(pos string, v value, name string, s *scope, read bool) 
 		if v.root {
 			known = append(known, w.t.Extra...)
 		}
-		if near := problem.Closest(name, known); near != "" {
+		if near := phrase.Closest(name, known); near != "" {
 			msg += fmt.Sprintf("; did you mean %q?", near)
 		} else if len(known) > 0 {
 			msg += "; the fields here are: " + strings.Join(known, ", ")

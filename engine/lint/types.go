@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/template/parse"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // Types before any input: each expression is checked against what the
@@ -250,7 +250,7 @@ func (w *walker) checkCompare(id *parse.IdentifierNode, call string, kinds []kin
 			quoted[j] = strconv.Quote(a)
 		}
 		fix := "compare with one of them"
-		if near := problem.Closest(s.Text, allowed); near != "" {
+		if near := phrase.Closest(s.Text, allowed); near != "" {
 			fix = fmt.Sprintf("did you mean %q? write %s", near, strings.Replace(call, s.String(), strconv.Quote(near), 1))
 		}
 		w.report(id, Error, "%s: %s is not a value of %s, which is one of %s: the test %s; %s (or add %s to the enum%s)",

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // Unit is one thing a budget may cut to fit a prompt to a number of

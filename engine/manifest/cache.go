@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"gopkg.in/yaml.v3"
 )
 
@@ -117,7 +118,7 @@ func (m *Manifest) checkCache(file string, data []byte) error {
 		idx := slices.Index(m.Sections, b)
 		if idx < 0 {
 			e := problem.Template(at(file, c.BreakpointLine(i)), "cache.breakpoints[%d]: no section %q", i, b)
-			if near := problem.Closest(b, m.Sections); near != "" {
+			if near := phrase.Closest(b, m.Sections); near != "" {
 				e.Hint("did you mean %q?", near)
 			}
 			return e.Hint("the sections are: %s", strings.Join(m.Sections, ", "))

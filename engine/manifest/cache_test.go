@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // TestCacheParse: cache: is read with the line of each entry, and what

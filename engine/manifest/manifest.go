@@ -14,8 +14,9 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"gopkg.in/yaml.v3"
 )
 
@@ -274,7 +275,7 @@ func authorWords(msg string) *problem.Error {
 	if sm := unknownField.FindStringSubmatch(msg); sm != nil {
 		known := FieldNames(sm[2])
 		e.Reason = fmt.Sprintf("unknown field %q", sm[1])
-		if near := problem.Closest(sm[1], known); near != "" {
+		if near := phrase.Closest(sm[1], known); near != "" {
 			e.Hint("did you mean %q?", near)
 		}
 		if len(known) > 0 {

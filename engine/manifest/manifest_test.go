@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 const file = "templates/note/prompt.yaml"

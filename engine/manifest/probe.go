@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // Probe fills one input field from the host, for render gather (package

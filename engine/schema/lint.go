@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 

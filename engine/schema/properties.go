@@ -3,8 +3,8 @@ package schema
 import (
 	"slices"
 
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 

@@ -20,8 +20,8 @@ import (
 	"sync"
 
 	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/schema"
 )
 

@@ -8,8 +8,9 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -85,8 +86,8 @@ func (s *Set) explain(v *jsonschema.ValidationError, doc *input.Document) []*pro
 		var out []*problem.Error
 		known := s.propertyNames(holder)
 		for _, name := range s.unknownNames(holder, doc, obj, isObj, v.Message) {
-			e := problem.Input(pointer.Append(at, name), "unknown field %s", problem.Quote(name))
-			if near := problem.Closest(name, known); near != "" {
+			e := problem.Input(pointer.Append(at, name), "unknown field %s", phrase.Quote(name))
+			if near := phrase.Closest(name, known); near != "" {
 				e.Hint("did you mean %q?", near)
 			}
 			if len(known) > 0 {
@@ -108,7 +109,7 @@ func (s *Set) explain(v *jsonschema.ValidationError, doc *input.Document) []*pro
 		}
 		return []*problem.Error{e}
 	}
-	e := problem.Input(at, "%s", problem.Clip(v.Message, 2*problem.QuoteBytes)) // it may quote the value
+	e := problem.Input(at, "%s", phrase.Clip(v.Message, 2*phrase.QuoteBytes)) // it may quote the value
 	switch keyword {
 	case "enum", "const", "type", "pattern", "format":
 		if d := description(holder); d != "" {

@@ -5,9 +5,10 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // Of returns the markers a manifest declares for a region.
@@ -40,7 +41,7 @@ func CheckInput(doc *input.Document, decls []manifest.Verbatim) error {
 		}
 		if limit > 0 && len(s) > limit {
 			e := problem.Input(vb.Field, "%s is %s, over the limit of %s: refused, it is never truncated",
-				vb.Name, problem.Size(len(s)), problem.Size(limit))
+				vb.Name, phrase.Size(len(s)), phrase.Size(limit))
 			if vb.MaxBytesFrom != "" {
 				e.Hint("shorten it, or raise the limit with %s", vb.MaxBytesFrom)
 			} else {

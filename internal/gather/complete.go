@@ -8,7 +8,6 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // Complete merges gathered fields into a base input and returns the
@@ -35,10 +34,10 @@ func Complete(v *engine.Variant, base engine.Input, found []Gathered) ([]byte, [
 		if verr == nil {
 			break
 		}
-		e := problem.As(verr)
-		field, why := "", (*problem.Error)(nil)
+		e := engine.AsError(verr)
+		field, why := "", (*engine.Error)(nil)
 	search:
-		for _, le := range append([]*problem.Error{e}, e.Also...) {
+		for _, le := range append([]*engine.Error{e}, e.Also...) {
 			for _, f := range placed {
 				if le.Field == f || strings.HasPrefix(le.Field, f+"/") {
 					field, why = f, le

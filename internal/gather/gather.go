@@ -26,7 +26,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // Options says where and when probes run.
@@ -200,11 +200,11 @@ func readProjectFile(dir, name string) ([]byte, error) {
 		return nil, fmt.Errorf("not a regular file (%s)", fileKind(st.Mode()))
 	}
 	if st.Size() > maxBytes {
-		return nil, fmt.Errorf("%s is larger than the %s limit", problem.Size(int(st.Size())), problem.Size(maxBytes))
+		return nil, fmt.Errorf("%s is larger than the %s limit", phrase.Size(int(st.Size())), phrase.Size(maxBytes))
 	}
 	data, err := io.ReadAll(io.LimitReader(f, maxBytes+1))
 	if err == nil && len(data) > maxBytes {
-		err = fmt.Errorf("the file grew past the %s limit while it was read", problem.Size(maxBytes))
+		err = fmt.Errorf("the file grew past the %s limit while it was read", phrase.Size(maxBytes))
 	}
 	return data, err
 }
@@ -251,7 +251,7 @@ func (r runner) runCommand(ctx context.Context) (any, *input.Document, bool, str
 		return nil, nil, false, r.failure(ctx, name, err, stderr.String())
 	}
 	if stdout.over {
-		return nil, nil, false, fmt.Sprintf("%s: printed more than the %s limit", name, problem.Size(maxBytes))
+		return nil, nil, false, fmt.Sprintf("%s: printed more than the %s limit", name, phrase.Size(maxBytes))
 	}
 	return r.decode(name, bytes.TrimRight(stdout.Bytes(), "\r\n"))
 }
@@ -302,7 +302,7 @@ func (r runner) decode(source string, data []byte) (any, *input.Document, bool, 
 		return nil, nil, false, fmt.Sprintf("%s: the output holds more than one JSON value", source)
 	}
 	if err != nil {
-		return nil, nil, false, fmt.Sprintf("%s: the output is not JSON: %s", source, problem.As(err).Reason)
+		return nil, nil, false, fmt.Sprintf("%s: the output is not JSON: %s", source, engine.AsError(err).Reason)
 	}
 	if v == nil {
 		return nil, nil, false, ""

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/internal/testrepo"
 )
 
@@ -100,7 +99,7 @@ func TestLibraryInAFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = lib.Variant("memo")
-	e := problem.As(tree.AtRef(err))
+	e := engine.AsError(tree.AtRef(err))
 	if e == nil || !strings.HasPrefix(e.Position, "prompts/templates/memo/") || !strings.HasPrefix(e.Reason, "at HEAD (commit ") {
 		t.Errorf("broken memo: %#v", e)
 	}
@@ -124,7 +123,7 @@ func TestRefErrors(t *testing.T) {
 		{"empty", "empty (commit "},
 	} {
 		_, err := repo.Tree(ctx, c.ref)
-		if e := problem.As(err); e == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, c.want) || len(e.Hints) == 0 {
+		if e := engine.AsError(err); e == nil || e.Kind != engine.KindUsage || !strings.Contains(e.Reason, c.want) || len(e.Hints) == 0 {
 			t.Errorf("%s: %v", c.ref, err)
 		}
 	}
@@ -140,8 +139,8 @@ func TestRefErrors(t *testing.T) {
 		t.Errorf("memo does not load beside a broken note: %v", err)
 	}
 	_, err = lib.Variant("note")
-	e := problem.As(tree.AtRef(err))
-	if e == nil || e.Kind != problem.KindTemplate || !strings.HasPrefix(e.Position, "templates/note/prompt.yaml") ||
+	e := engine.AsError(tree.AtRef(err))
+	if e == nil || e.Kind != engine.KindTemplate || !strings.HasPrefix(e.Position, "templates/note/prompt.yaml") ||
 		!strings.HasPrefix(e.Reason, "at broken (commit "+tree.Commit[:12]+"): ") ||
 		!strings.Contains(strings.Join(e.Hints, "\n"), "git show "+tree.Commit[:12]+":templates/note/prompt.yaml") {
 		t.Errorf("broken note: %#v", e)
@@ -235,7 +234,7 @@ func TestTreeWithTooManyFiles(t *testing.T) {
 	root := git("040000 tree "+templates+"\ttemplates\n", "mktree")
 	commit := git("", "commit-tree", root, "-m", "Many files")
 	_, err := open(t, r.Dir).Tree(context.Background(), commit)
-	if e := problem.As(err); err == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, fmt.Sprintf("more than %d files", maxLibraryFiles)) {
+	if e := engine.AsError(err); err == nil || e.Kind != engine.KindUsage || !strings.Contains(e.Reason, fmt.Sprintf("more than %d files", maxLibraryFiles)) {
 		t.Errorf("a tree of %d files: %v", maxLibraryFiles+1, err)
 	}
 }
@@ -250,7 +249,7 @@ func TestResolveInABrokenRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := repo.Resolve(context.Background(), "v1")
-	if e := problem.As(err); err == nil || e.Kind != problem.KindInternal || strings.Contains(e.Reason, "unknown ref") || !strings.Contains(e.Reason, "not a git repository") {
+	if e := engine.AsError(err); err == nil || e.Kind != engine.KindInternal || strings.Contains(e.Reason, "unknown ref") || !strings.Contains(e.Reason, "not a git repository") {
 		t.Errorf("resolve in a repository without objects: %v", err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // Load reads the tree and loads its library with the engine, as a
@@ -40,8 +39,8 @@ func (t *Tree) Load(ctx context.Context, opts ...engine.Option) (*engine.Library
 // tree. Errors that concern no part of the library (no position, variant
 // or example), and those that say so already, are returned as they are.
 func (t *Tree) AtRef(err error) error {
-	e := problem.As(err)
-	if e == nil || e.Kind != problem.KindTemplate && e.Kind != problem.KindUsage ||
+	e := engine.AsError(err)
+	if e == nil || e.Kind != engine.KindTemplate && e.Kind != engine.KindUsage ||
 		e.Position == "" && e.Variant == "" && e.Example == "" {
 		return err
 	}
@@ -51,7 +50,7 @@ func (t *Tree) AtRef(err error) error {
 	}
 	c := *e
 	c.Reason = at + e.Reason
-	if file := positionFile(e.Position); c.Kind == problem.KindTemplate && file != "" {
+	if file := positionFile(e.Position); c.Kind == engine.KindTemplate && file != "" {
 		c.Hints = append(slices.Clone(e.Hints), fmt.Sprintf(
 			"the file is as commit %s holds it (git show %s:%s): fix it in a new commit, or give another ref",
 			short(t.Commit), short(t.Commit), file))

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // maxLibraryBytes bounds the bytes read of one library: a tree with more
@@ -21,7 +21,7 @@ const maxLibraryBytes = 256 << 20
 func (t *Tree) Read(ctx context.Context) (*FS, error) {
 	files, err := t.repo.readBlobs(ctx, t.blobs)
 	if err != nil {
-		return nil, &problem.Error{Kind: problem.KindInternal, Path: t.repo.dir,
+		return nil, &engine.Error{Kind: engine.KindInternal, Path: t.repo.dir,
 			Reason: fmt.Sprintf("cannot read the library of %s (%s): %v", t.Ref, short(t.Commit), err), Err: err}
 	}
 	return &FS{files: files}, nil

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/gitsafe"
 )
 
@@ -49,10 +49,10 @@ func Open(ctx context.Context, git, dir string) (*Repo, error) {
 // cannot read.
 func notARepository(dir string, err error) error {
 	if errors.Is(err, exec.ErrNotFound) {
-		return &problem.Error{Kind: problem.KindUsage, Path: dir, Reason: "git is not installed (not found on PATH)", Err: err,
+		return &engine.Error{Kind: engine.KindUsage, Path: dir, Reason: "git is not installed (not found on PATH)", Err: err,
 			Hints: []string{"install git 2.31 or later to render from a commit"}}
 	}
-	return &problem.Error{Kind: problem.KindUsage, Path: dir,
+	return &engine.Error{Kind: engine.KindUsage, Path: dir,
 		Reason: fmt.Sprintf("%s is not in a git repository%s", dir, gitsafe.Stderr(err)), Err: err,
 		Hints: []string{"a library is rendered from a ref of the repository its working copy is in: run it there, or give --templates a working copy inside one"}}
 }
@@ -62,7 +62,7 @@ func (r *Repo) Dir() string { return r.dir }
 
 // unknownRef is the error of a ref that names no commit.
 func unknownRef(dir, ref string) error {
-	return &problem.Error{Kind: problem.KindUsage, Path: dir,
+	return &engine.Error{Kind: engine.KindUsage, Path: dir,
 		Reason: fmt.Sprintf("unknown ref %q: it names no commit of the repository at %s", ref, dir),
 		Hints: []string{"give a branch, a tag or a commit: git branch -a and git tag list them",
 			"a remote's branch is origin/main once fetched (git fetch)"}}

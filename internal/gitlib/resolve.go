@@ -9,8 +9,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/gitsafe"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // A ref is resolved to exactly one commit, or refused. git rev-parse
@@ -52,8 +53,8 @@ func (r *Repo) Resolve(ctx context.Context, ref string) (string, error) {
 		if ref == "" || strings.HasPrefix(ref, "-") || strings.ContainsAny(ref, "\x00\n") {
 			return "", unknownRef(r.dir, ref)
 		}
-		return "", &problem.Error{Kind: problem.KindUsage, Path: r.dir,
-			Reason: fmt.Sprintf("ref %s is not a name this program resolves: it reads a branch, a tag, a full ref name (refs/...), HEAD or a commit hash, each optionally followed by ~N or ^N", problem.Quote(ref)),
+		return "", &engine.Error{Kind: engine.KindUsage, Path: r.dir,
+			Reason: fmt.Sprintf("ref %s is not a name this program resolves: it reads a branch, a tag, a full ref name (refs/...), HEAD or a commit hash, each optionally followed by ~N or ^N", phrase.Quote(ref)),
 			Hints:  []string{"give the commit's full hash instead: git rev-parse prints it"}}
 	}
 	c, err := r.resolveName(ctx, ref, name)
@@ -68,8 +69,8 @@ func (r *Repo) Resolve(ctx context.Context, ref string) (string, error) {
 		return "", err
 	}
 	if commit == "" {
-		return "", &problem.Error{Kind: problem.KindUsage, Path: r.dir,
-			Reason: fmt.Sprintf("unknown ref %s: %s resolves to commit %s, which has no %s", problem.Quote(ref), name, short(c.commit), suffix),
+		return "", &engine.Error{Kind: engine.KindUsage, Path: r.dir,
+			Reason: fmt.Sprintf("unknown ref %s: %s resolves to commit %s, which has no %s", phrase.Quote(ref), name, short(c.commit), suffix),
 			Hints:  []string{"git log --oneline " + c.commit[:min(12, len(c.commit))] + " lists the commits before it"}}
 	}
 	return commit, nil
@@ -133,8 +134,8 @@ func (r *Repo) peeled(ctx context.Context, ref string, c candidate) (candidate, 
 		return candidate{}, err
 	}
 	if commit == "" {
-		return candidate{}, &problem.Error{Kind: problem.KindUsage, Path: r.dir,
-			Reason: fmt.Sprintf("unknown ref %s: %s names no commit of the repository at %s", problem.Quote(ref), c.name, r.dir),
+		return candidate{}, &engine.Error{Kind: engine.KindUsage, Path: r.dir,
+			Reason: fmt.Sprintf("unknown ref %s: %s names no commit of the repository at %s", phrase.Quote(ref), c.name, r.dir),
 			Hints:  []string{"give a branch, a tag or a commit: git branch -a and git tag list them"}}
 	}
 	c.commit = commit
@@ -157,8 +158,8 @@ func (r *Repo) ambiguous(ctx context.Context, ref, name string, cands []candidat
 		full = append(full, c.name)
 	}
 	suffix := strings.TrimPrefix(ref, name)
-	return &problem.Error{Kind: problem.KindUsage, Path: r.dir,
-		Reason: fmt.Sprintf("ref %s is ambiguous: it could mean %s", problem.Quote(ref), strings.Join(said, ", or ")),
+	return &engine.Error{Kind: engine.KindUsage, Path: r.dir,
+		Reason: fmt.Sprintf("ref %s is ambiguous: it could mean %s", phrase.Quote(ref), strings.Join(said, ", or ")),
 		Hints: []string{
 			"write the one you mean in full: " + strings.Join(full, suffix+", or ") + suffix,
 			"a short name is taken only where it names one branch, tag or commit, so that a tag pushed later cannot take a branch's place"}}
@@ -245,6 +246,6 @@ func (r *Repo) commitOf(ctx context.Context, rev string) (string, error) {
 
 // gitFailed is the error of git failing to read the repository.
 func (r *Repo) gitFailed(ref string, err error) error {
-	return &problem.Error{Kind: problem.KindInternal, Path: r.dir,
+	return &engine.Error{Kind: engine.KindInternal, Path: r.dir,
 		Reason: fmt.Sprintf("git cannot resolve %q in the repository at %s: %v%s", ref, r.dir, err, gitsafe.Stderr(err)), Err: err}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/testrepo"
 )
 
@@ -33,8 +33,8 @@ func TestResolveHijack(t *testing.T) {
 		{first[:12], []string{first, "refs/tags/" + first[:12]}},
 	} {
 		_, err := repo.Resolve(ctx, c.ref)
-		e := problem.As(err)
-		if e == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, "ambiguous") {
+		e := engine.AsError(err)
+		if e == nil || e.Kind != engine.KindUsage || !strings.Contains(e.Reason, "ambiguous") {
 			t.Errorf("%s: %v, want refused as ambiguous", c.ref, err)
 			continue
 		}
@@ -96,13 +96,13 @@ func TestResolveRefusesOtherSyntax(t *testing.T) {
 	repo := open(t, r.Dir)
 	for _, ref := range []string{"main@{1}", "@{-1}", ":/Say", "v1^{tree}", "HEAD:templates", "v1..HEAD", "v*", "@"} {
 		_, err := repo.Resolve(context.Background(), ref)
-		if e := problem.As(err); e == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, "not a name this program resolves") || len(e.Hints) == 0 {
+		if e := engine.AsError(err); e == nil || e.Kind != engine.KindUsage || !strings.Contains(e.Reason, "not a name this program resolves") || len(e.Hints) == 0 {
 			t.Errorf("%s: %v", ref, err)
 		}
 	}
 	for _, ref := range []string{"v2", "HEAD~5", "refs/heads/nope", "0000000"} {
 		_, err := repo.Resolve(context.Background(), ref)
-		if e := problem.As(err); e == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, "unknown ref") {
+		if e := engine.AsError(err); e == nil || e.Kind != engine.KindUsage || !strings.Contains(e.Reason, "unknown ref") {
 			t.Errorf("%s: %v", ref, err)
 		}
 	}
@@ -142,7 +142,7 @@ func TestResolveAmbiguousPrefix(t *testing.T) {
 	}
 	repo := open(t, r.Dir)
 	_, err = repo.Resolve(context.Background(), a[:4])
-	if e := problem.As(err); e == nil || !strings.Contains(e.Reason, "ambiguous") || !strings.Contains(e.Reason, a) || !strings.Contains(e.Reason, b) {
+	if e := engine.AsError(err); e == nil || !strings.Contains(e.Reason, "ambiguous") || !strings.Contains(e.Reason, a) || !strings.Contains(e.Reason, b) {
 		t.Errorf("%s: %v, want ambiguous naming %s and %s", a[:4], err, a, b)
 	}
 	if got, err := repo.Resolve(context.Background(), a); err != nil || got != a {

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // Tree is the library of one commit, listed but not yet read.
@@ -45,7 +45,7 @@ func (r *Repo) Tree(ctx context.Context, ref string) (*Tree, error) {
 	}
 	slices.SortFunc(t.blobs, func(a, b blob) int { return strings.Compare(a.path, b.path) })
 	if len(t.Variants()) == 0 {
-		return nil, &problem.Error{Kind: problem.KindUsage, Path: r.dir,
+		return nil, &engine.Error{Kind: engine.KindUsage, Path: r.dir,
 			Reason: fmt.Sprintf("%s (commit %s) holds no library at %stemplates/: no templates/<variant>/prompt.yaml", ref, short(commit), r.prefix),
 			Hints:  []string{"pick a ref from after the library was added (git log --oneline -- templates lists its commits)"}}
 	}
@@ -120,12 +120,12 @@ func (r *Repo) list(ctx context.Context, commit string, t *Tree) error {
 	}
 	waitErr := cmd.Wait()
 	if listErr != nil {
-		return &problem.Error{Kind: problem.KindUsage, Path: r.dir,
+		return &engine.Error{Kind: engine.KindUsage, Path: r.dir,
 			Reason: fmt.Sprintf("the library of %s (%s) is refused: %v", t.Ref, short(commit), listErr),
 			Hints:  []string{"a library holds tens of files; check what the commit adds under templates/ and schemas/"}}
 	}
 	if waitErr != nil {
-		return &problem.Error{Kind: problem.KindInternal, Path: r.dir,
+		return &engine.Error{Kind: engine.KindInternal, Path: r.dir,
 			Reason: fmt.Sprintf("cannot list the tree of %s (%s): %v: %s", t.Ref, commit, waitErr, strings.TrimSpace(stderr.String())), Err: waitErr}
 	}
 	return nil

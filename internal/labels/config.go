@@ -6,7 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // EnvVar names the environment variable that gives labels as a list:
@@ -73,7 +74,7 @@ func (s Sources) Config() (Config, error) {
 			return Config{}, flagError(err)
 		}
 		if prev, ok := seen[l.Name]; ok {
-			return Config{}, &problem.Error{Kind: problem.KindUsage, Flag: "--label",
+			return Config{}, &engine.Error{Kind: engine.KindUsage, Flag: "--label",
 				Reason: fmt.Sprintf("label %q is given twice: --label %s and --label %s", l.Name, prev, v),
 				Hints:  []string{"give each label once"}}
 		}
@@ -98,33 +99,33 @@ func (s Sources) Config() (Config, error) {
 // a label.
 func (c Config) Check() error {
 	if len(c.Labels) == 0 {
-		return &problem.Error{Kind: problem.KindUsage, Reason: "no labels to serve",
+		return &engine.Error{Kind: engine.KindUsage, Reason: "no labels to serve",
 			Hints: []string{"give one or more --label NAME=REF (production=refs/tags/prod), a --labels-file or " + EnvVar}}
 	}
 	names := make([]string, 0, len(c.Labels))
 	for _, l := range c.Labels {
 		if err := checkPair(l.Name, l.Ref); err != nil {
-			return &problem.Error{Kind: problem.KindUsage, Reason: fmt.Sprintf("label %s=%s: %s", l.Name, l.Ref, err.Error()),
+			return &engine.Error{Kind: engine.KindUsage, Reason: fmt.Sprintf("label %s=%s: %s", l.Name, l.Ref, err.Error()),
 				Hints: []string{"a label is NAME=REF: a name of letters, digits, '.', '_' or '-', and a branch, tag or commit"}}
 		}
 		if slices.Contains(names, l.Name) {
-			return &problem.Error{Kind: problem.KindUsage, Reason: fmt.Sprintf("label %q is given twice", l.Name),
+			return &engine.Error{Kind: engine.KindUsage, Reason: fmt.Sprintf("label %q is given twice", l.Name),
 				Hints: []string{"give each label once"}}
 		}
 		names = append(names, l.Name)
 	}
 	if c.Default == "" {
-		return &problem.Error{Kind: problem.KindUsage, Flag: "--default-label",
+		return &engine.Error{Kind: engine.KindUsage, Flag: "--default-label",
 			Reason: fmt.Sprintf("no default label among %s: requests that name no label would have none", strings.Join(names, ", ")),
 			Hints:  []string{"name one with --default-label or default: in the labels file"}}
 	}
 	if !slices.Contains(names, c.Default) {
-		e := &problem.Error{Kind: problem.KindUsage, Flag: "--default-label", Position: c.defaultAt,
+		e := &engine.Error{Kind: engine.KindUsage, Flag: "--default-label", Position: c.defaultAt,
 			Reason: fmt.Sprintf("the default label %q is not a label", c.Default)}
 		if c.defaultAt != "" {
 			e.Flag = ""
 		}
-		if near := problem.Closest(c.Default, names); near != "" {
+		if near := phrase.Closest(c.Default, names); near != "" {
 			e.Hint("did you mean %q?", near)
 		}
 		return e.Hint("the labels are: %s", strings.Join(names, ", "))
@@ -146,11 +147,11 @@ func ParsePair(s string) (Label, error) {
 	name, ref, ok := strings.Cut(s, "=")
 	name, ref = strings.TrimSpace(name), strings.TrimSpace(ref)
 	if !ok {
-		return Label{}, &problem.Error{Kind: problem.KindUsage, Reason: fmt.Sprintf("%q is not NAME=REF", s),
+		return Label{}, &engine.Error{Kind: engine.KindUsage, Reason: fmt.Sprintf("%q is not NAME=REF", s),
 			Hints: []string{"give a label as production=refs/tags/prod"}}
 	}
 	if err := checkPair(name, ref); err != nil {
-		return Label{}, &problem.Error{Kind: problem.KindUsage, Reason: fmt.Sprintf("%q: %s", s, err.Error()),
+		return Label{}, &engine.Error{Kind: engine.KindUsage, Reason: fmt.Sprintf("%q: %s", s, err.Error()),
 			Hints: []string{"give a label as production=refs/tags/prod: a name of letters, digits, '.', '_' or '-', and a branch, tag or commit"}}
 	}
 	return Label{Name: name, Ref: ref}, nil
@@ -169,13 +170,13 @@ func ParseList(s string) ([]Label, error) {
 		n++
 		l, err := ParsePair(entry)
 		if err != nil {
-			e := *problem.As(err)
+			e := *engine.AsError(err)
 			e.Reason = fmt.Sprintf("%s entry %d: %s", EnvVar, n, e.Reason)
 			return nil, &e
 		}
 		for _, prev := range out {
 			if prev.Name == l.Name {
-				return nil, &problem.Error{Kind: problem.KindUsage,
+				return nil, &engine.Error{Kind: engine.KindUsage,
 					Reason: fmt.Sprintf("%s entry %d: label %q is given twice", EnvVar, n, l.Name),
 					Hints:  []string{"give each label once"}}
 			}
@@ -187,7 +188,7 @@ func ParseList(s string) ([]Label, error) {
 
 // flagError is a ParsePair error as --label's.
 func flagError(err error) error {
-	e := *problem.As(err)
+	e := *engine.AsError(err)
 	e.Flag = "--label"
 	return &e
 }

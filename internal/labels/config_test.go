@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
@@ -34,7 +34,7 @@ func TestParsePair(t *testing.T) {
 			}
 			continue
 		}
-		if e := problem.As(err); e == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, want) || len(e.Hints) == 0 {
+		if e := engine.AsError(err); e == nil || e.Kind != engine.KindUsage || !strings.Contains(e.Reason, want) || len(e.Hints) == 0 {
 			t.Errorf("%q: %v, want %q", in, err, want)
 		}
 	}
@@ -89,8 +89,8 @@ func TestReadFile(t *testing.T) {
 		"- production\n": ":1",
 	} {
 		_, err := labels.ReadFile(writeFile(t, text))
-		e := problem.As(err)
-		if e == nil || e.Kind != problem.KindUsage || !strings.HasSuffix(e.Position, "labels.yaml"+want) || len(e.Hints) == 0 {
+		e := engine.AsError(err)
+		if e == nil || e.Kind != engine.KindUsage || !strings.HasSuffix(e.Position, "labels.yaml"+want) || len(e.Hints) == 0 {
 			t.Errorf("%q: %#v, want the position ...labels.yaml%s", text, e, want)
 		}
 	}
@@ -130,7 +130,7 @@ func TestSources(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := c.src.Config()
-		if e := problem.As(err); e == nil || e.Kind != problem.KindUsage || !strings.Contains(err.Error(), c.want) || len(e.Hints) == 0 {
+		if e := engine.AsError(err); e == nil || e.Kind != engine.KindUsage || !strings.Contains(err.Error(), c.want) || len(e.Hints) == 0 {
 			t.Errorf("%+v: %v, want %q", c.src, err, c.want)
 		}
 	}

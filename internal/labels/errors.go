@@ -2,7 +2,7 @@ package labels
 
 import "errors"
 
-// The causes the errors of Lookup wrap (problem.Error.Err), for a server
+// The causes the errors of Lookup wrap (engine.Error.Err), for a server
 // to answer by: errors.Is(err, ErrUnknownLabel) is a 404, ErrConflict a
 // 409.
 var (

@@ -5,8 +5,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"gopkg.in/yaml.v3"
 )
 
@@ -24,7 +24,7 @@ import (
 func ReadFile(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, &problem.Error{Kind: problem.KindUsage, Flag: "--labels-file", Path: path,
+		return Config{}, &engine.Error{Kind: engine.KindUsage, Flag: "--labels-file", Path: path,
 			Reason: fmt.Sprintf("cannot read the labels file %s: %v", path, err), Err: err}
 	}
 	return parseFile(path, data)
@@ -34,7 +34,7 @@ func ReadFile(path string) (Config, error) {
 func parseFile(path string, data []byte) (Config, error) {
 	at := func(line int) string { return path + ":" + strconv.Itoa(line) }
 	fail := func(line int, hint, format string, args ...any) (Config, error) {
-		return Config{}, &problem.Error{Kind: problem.KindUsage, Position: at(line),
+		return Config{}, &engine.Error{Kind: engine.KindUsage, Position: at(line),
 			Reason: fmt.Sprintf(format, args...), Hints: []string{hint}}
 	}
 	const form = "a labels file is YAML: labels: {production: refs/tags/prod, staging: refs/heads/main} and default: production"

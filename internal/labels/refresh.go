@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // Outcome is what one refresh did for one label.
@@ -97,7 +96,7 @@ func (r *Registry) refreshLabel(ctx context.Context, l Label, old *entry) (*entr
 			return nil, o
 		}
 		e := *old
-		e.checkedAt, e.err, e.failing = now, problem.As(err), commit
+		e.checkedAt, e.err, e.failing = now, engine.AsError(err), commit
 		o.Served, o.Library = e.snap.Commit, e.snap.Hash
 		return &e, o
 	}
@@ -141,19 +140,19 @@ func (r *Registry) refreshLabel(ctx context.Context, l Label, old *entry) (*entr
 // retryless reports whether a failure at a commit stays a failure while
 // the ref names that commit: the library's own faults do, git or the
 // machine failing, or a refresh cut short, may not.
-func retryless(err *problem.Error) bool {
-	return err.Kind != problem.KindInternal && err.Kind != problem.KindCancelled && err.Kind != problem.KindUnavailable
+func retryless(err *engine.Error) bool {
+	return err.Kind != engine.KindInternal && err.Kind != engine.KindCancelled && err.Kind != engine.KindUnavailable
 }
 
 // failing is the error of the labels an outcome list says are failing,
 // the first's with the others in Also, or nil.
 func failing(outcomes []Outcome) error {
-	var all []*problem.Error
+	var all []*engine.Error
 	for _, o := range outcomes {
 		if o.Err == nil {
 			continue
 		}
-		e := *problem.As(o.Err)
+		e := *engine.AsError(o.Err)
 		e.Reason = fmt.Sprintf("label %s (%s) stays on commit %s: %s", o.Label, o.Ref, short(o.Served), e.Reason)
 		all = append(all, &e)
 	}
@@ -161,13 +160,13 @@ func failing(outcomes []Outcome) error {
 		return nil
 	}
 	first := *all[0]
-	first.Also = append(append([]*problem.Error(nil), first.Also...), all[1:]...)
+	first.Also = append(append([]*engine.Error(nil), first.Also...), all[1:]...)
 	return &first
 }
 
 // cancelled is the error of a refresh its caller ended.
 func cancelled(ctx context.Context) error {
-	return &problem.Error{Kind: problem.KindCancelled, Reason: "the refresh was cancelled: the labels not reached keep their versions",
+	return &engine.Error{Kind: engine.KindCancelled, Reason: "the refresh was cancelled: the labels not reached keep their versions",
 		Err: context.Cause(ctx)}
 }
 

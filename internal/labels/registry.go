@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/internal/gitlib"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // Options configure a Registry. The zero value is usable.
@@ -80,18 +80,18 @@ func New(ctx context.Context, dir string, cfg Config, opts Options) (*Registry, 
 // startError is the error of labels that cannot be served at start: the
 // first's, with the others in Also, each naming its label.
 func startError(outcomes []Outcome) error {
-	var all []*problem.Error
+	var all []*engine.Error
 	for _, o := range outcomes {
 		if o.Err == nil {
 			continue
 		}
-		e := *problem.As(o.Err)
+		e := *engine.AsError(o.Err)
 		e.Reason = fmt.Sprintf("label %s (%s): %s", o.Label, o.Ref, e.Reason)
 		e.Hints = append(append([]string(nil), e.Hints...), "a label is served from start only when its ref names a commit whose library loads: fix the ref or the library, or leave the label out")
 		all = append(all, &e)
 	}
 	first := *all[0]
-	first.Also = append(append([]*problem.Error(nil), first.Also...), all[1:]...)
+	first.Also = append(append([]*engine.Error(nil), first.Also...), all[1:]...)
 	return &first
 }
 
@@ -113,16 +113,16 @@ func (r *Registry) Lookup(label, library string) (Snapshot, error) {
 	}
 	e := (*r.table.Load())[name]
 	if e == nil {
-		err := &problem.Error{Kind: problem.KindUsage, Parameter: "label", Err: ErrUnknownLabel,
+		err := &engine.Error{Kind: engine.KindUsage, Parameter: "label", Err: ErrUnknownLabel,
 			Reason: fmt.Sprintf("unknown label %q", label)}
 		names := r.cfg.Names()
-		if near := problem.Closest(label, names); near != "" {
+		if near := phrase.Closest(label, names); near != "" {
 			err.Hint("did you mean %q?", near)
 		}
 		return Snapshot{}, err.Hint("the labels are: %s (GET /v1/libraries lists them with what each serves)", strings.Join(names, ", "))
 	}
 	if library != "" && !samePin(e.snap.Hash, library) {
-		return Snapshot{}, &problem.Error{Kind: problem.KindUsage, Parameter: "library", Err: ErrConflict,
+		return Snapshot{}, &engine.Error{Kind: engine.KindUsage, Parameter: "library", Err: ErrConflict,
 			Reason: fmt.Sprintf("label %s serves library %s (commit %s), not %s", name, short(e.snap.Hash), short(e.snap.Commit), library),
 			Hints: []string{"the label has moved since the library was pinned: pin the library it serves now, or leave library out to render with it",
 				"GET /v1/libraries says what each label serves"}}

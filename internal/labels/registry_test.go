@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/labels"
 	"github.com/promptsmith/promptsmith/internal/testrepo"
 )
@@ -93,7 +93,7 @@ func TestMoveTag(t *testing.T) {
 	}
 
 	_, err := reg.Lookup("production", old.Hash)
-	if e := problem.As(err); !errors.Is(err, labels.ErrConflict) || e.Parameter != "library" ||
+	if e := engine.AsError(err); !errors.Is(err, labels.ErrConflict) || e.Parameter != "library" ||
 		!strings.Contains(e.Reason, now.Hash[:12]) || len(e.Hints) == 0 {
 		t.Errorf("pinned to the old library: %v", err)
 	}
@@ -106,7 +106,7 @@ func TestMoveTag(t *testing.T) {
 		t.Errorf("a pin of 8 digits: %v", err)
 	}
 	_, err = reg.Lookup("prodution", "")
-	if e := problem.As(err); !errors.Is(err, labels.ErrUnknownLabel) || e.Parameter != "label" ||
+	if e := engine.AsError(err); !errors.Is(err, labels.ErrUnknownLabel) || e.Parameter != "label" ||
 		!strings.Contains(strings.Join(e.Hints, "\n"), `did you mean "production"?`) {
 		t.Errorf("unknown label: %v", err)
 	}
@@ -149,7 +149,7 @@ func TestBrokenCommit(t *testing.T) {
 	broken := r.RevParse("main")
 
 	outcomes, err := reg.Refresh(context.Background())
-	if e := problem.As(err); e == nil || !strings.Contains(e.Reason, "label staging (refs/heads/main) stays on commit "+good.Commit[:12]) {
+	if e := engine.AsError(err); e == nil || !strings.Contains(e.Reason, "label staging (refs/heads/main) stays on commit "+good.Commit[:12]) {
 		t.Errorf("refresh error: %v", err)
 	}
 	if o := outcomes[1]; o.Err == nil || !o.Attempted || o.Changed || o.Served != good.Commit || o.Commit != broken {
@@ -193,7 +193,7 @@ func TestMissingRef(t *testing.T) {
 	cfg := twoLabels()
 	cfg.Labels[1].Ref = "refs/heads/nope"
 	_, err := labels.New(context.Background(), r.Dir, cfg, labels.Options{})
-	if e := problem.As(err); e == nil || e.Kind != problem.KindUsage ||
+	if e := engine.AsError(err); e == nil || e.Kind != engine.KindUsage ||
 		!strings.HasPrefix(e.Reason, `label staging (refs/heads/nope): unknown ref "refs/heads/nope"`) || len(e.Hints) < 2 {
 		t.Errorf("a missing ref at start: %v", err)
 	}
@@ -216,7 +216,7 @@ func TestMissingRef(t *testing.T) {
 	r.Git("tag", "bad")
 	cfg.Labels[1].Ref = "bad"
 	_, err = labels.New(context.Background(), r.Dir, cfg, labels.Options{})
-	e := problem.As(err)
+	e := engine.AsError(err)
 	if e == nil || !strings.HasPrefix(e.Reason, "label production (refs/tags/prod): unknown ref") || len(e.Also) != 1 ||
 		!strings.HasPrefix(e.Also[0].Reason, "label staging (bad): at bad (commit ") ||
 		!strings.HasPrefix(e.Also[0].Position, "templates/note/prompt.yaml") {
@@ -260,7 +260,7 @@ func TestTagCannotTakeABranchsLabel(t *testing.T) {
 	reg := open(t, r.Dir, cfg, labels.Options{})
 	r.Git("tag", "staging", "main")
 	_, err := reg.Refresh(context.Background())
-	if e := problem.As(err); e == nil || e.Kind != problem.KindUsage || !strings.Contains(e.Reason, "ambiguous") ||
+	if e := engine.AsError(err); e == nil || e.Kind != engine.KindUsage || !strings.Contains(e.Reason, "ambiguous") ||
 		!strings.Contains(e.Reason, "refs/heads/staging") || !strings.Contains(e.Reason, "refs/tags/staging") {
 		t.Errorf("a tag beside the branch a label follows: %v", err)
 	}
@@ -268,7 +268,7 @@ func TestTagCannotTakeABranchsLabel(t *testing.T) {
 		t.Errorf("production after a tag of its name was pushed: %q", got)
 	}
 	_, err = labels.New(context.Background(), r.Dir, cfg, labels.Options{})
-	if e := problem.As(err); e == nil || !strings.Contains(e.Reason, "label production (staging): ref \"staging\" is ambiguous") {
+	if e := engine.AsError(err); e == nil || !strings.Contains(e.Reason, "label production (staging): ref \"staging\" is ambiguous") {
 		t.Errorf("an ambiguous label at start: %v", err)
 	}
 	cfg.Labels[0].Ref = "refs/heads/staging"

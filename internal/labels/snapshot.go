@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/problem"
 )
 
 // Snapshot is the version a label served when it was looked up. It is a
@@ -44,8 +43,8 @@ type Status struct {
 	Status    State     `json:"status"`
 	// FailingCommit is the commit the ref names that could not be
 	// served, "" when the ref names no commit.
-	FailingCommit string         `json:"failing_commit,omitempty"`
-	Error         *problem.Error `json:"error,omitempty"`
+	FailingCommit string        `json:"failing_commit,omitempty"`
+	Error         *engine.Error `json:"error,omitempty"`
 }
 
 // entry is one label's state in a published table. It is never changed
@@ -54,8 +53,8 @@ type entry struct {
 	snap      Snapshot
 	key       string // gitlib key of the served library's files
 	checkedAt time.Time
-	err       *problem.Error // the last attempt's, nil when the label is ok
-	failing   string         // the commit err is about, "" for a ref that names none
+	err       *engine.Error // the last attempt's, nil when the label is ok
+	failing   string        // the commit err is about, "" for a ref that names none
 }
 
 // status is the entry as List gives it.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/lint"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // placeChecks turns the failed checks of an example's prompt into
@@ -125,7 +125,7 @@ func placeHeading(want []string, message, section string, sources map[string]str
 			}
 		}
 	}
-	if near := problem.Closest(w, lines); near != "" {
+	if near := phrase.Closest(w, lines); near != "" {
 		if pos := inSections(near, section); pos != "" {
 			return pos
 		}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/lint"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/internal/librarylint"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 const source = "promptsmith"
@@ -121,7 +121,7 @@ func (s *Server) tooLarge(sn *snapshot, variant string) []lint.Finding {
 			continue
 		}
 		out = append(out, lint.Finding{Position: filepath.Join(sn.root, filepath.FromSlash(p)) + ":1", Severity: lint.Warning,
-			Message: "this document (" + problem.Size(len(text)) + ") is larger than the " + problem.Size(maxChecked) +
+			Message: "this document (" + phrase.Size(len(text)) + ") is larger than the " + phrase.Size(maxChecked) +
 				" checked as you type: only its parse errors are shown here; run render lint and render test for the rest"})
 	}
 	return out

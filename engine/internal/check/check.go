@@ -12,10 +12,11 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/internal/outline"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // Result is the outcome of one check.
@@ -147,7 +148,7 @@ func Run(p Prompt, m *manifest.Manifest) (*Report, error) {
 		}
 	}
 	if max := m.Checks.MaxBytes; max > 0 {
-		add("max_bytes", len(p.Text) <= max, "the prompt is %s; the limit is %s", problem.Size(len(p.Text)), problem.Size(max))
+		add("max_bytes", len(p.Text) <= max, "the prompt is %s; the limit is %s", phrase.Size(len(p.Text)), phrase.Size(max))
 	}
 	return rep, nil
 }
@@ -437,7 +438,7 @@ func nearestHeading(hs []outline.Heading, want []string, level int, text string)
 	for i, h := range cands {
 		texts[i] = h.Text
 	}
-	near := problem.Closest(text, texts)
+	near := phrase.Closest(text, texts)
 	if near == "" {
 		return outline.Heading{}, "", false
 	}

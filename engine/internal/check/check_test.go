@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine/internal/check"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/engine/problem"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
 )
 

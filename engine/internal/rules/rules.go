@@ -9,9 +9,10 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // Checker applies one variant's rules.
@@ -55,7 +56,7 @@ func (c *Checker) Check(doc *input.Document) error {
 				shown = append(shown, fmt.Sprint(k.Value))
 			}
 			e := problem.Input(pointer.MatchAll(root, ref.Field, doc.Keys)[i].Pointer, "%s is not one of the values at %s", input.Short(m.Value, doc.Order()), ref.In)
-			if near := problem.Closest(fmt.Sprint(m.Value), shown); near != "" {
+			if near := phrase.Closest(fmt.Sprint(m.Value), shown); near != "" {
 				e.Hint("did you mean %q?", near)
 			}
 			if len(shown) > 0 {
@@ -93,7 +94,7 @@ func (c *Checker) checkChoice(doc *input.Document, tc manifest.TemplateChoice) e
 	}
 	e := problem.Input(tc.Field, "unknown value %s", input.Short(val, doc.Order()))
 	if isStr {
-		if near := problem.Closest(s, names); near != "" {
+		if near := phrase.Closest(s, names); near != "" {
 			e.Hint("did you mean %q?", near)
 		}
 	}
@@ -128,8 +129,8 @@ func (c *Checker) checkSectionRefs(doc *input.Document, ref manifest.SectionRef)
 		if have[s] {
 			continue
 		}
-		e := problem.Input(m.Pointer, "%s is not a SectionPath of %s", problem.Quote(s), vb.Field)
-		if near := problem.Closest(s, paths); near != "" {
+		e := problem.Input(m.Pointer, "%s is not a SectionPath of %s", phrase.Quote(s), vb.Field)
+		if near := phrase.Closest(s, paths); near != "" {
 			e.Hint("did you mean %q?", near)
 		}
 		if len(paths) == 0 {

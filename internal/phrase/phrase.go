@@ -1,8 +1,17 @@
-package problem
+// Package phrase writes the parts of messages that quote what a caller
+// gave: a value quoted and cut to a bounded size, a number of bytes as a
+// person reads it, the known name a typo is nearest to. Errors quote
+// input, and input may be anything: a key of five million characters, a
+// number of a hundred thousand digits. What a message quotes is bounded,
+// so that it never costs more than the mistake is worth, nor echoes an
+// attacker's bytes back in full.
+package phrase
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Closest returns the known name nearest to name when it is near enough to
@@ -55,4 +64,33 @@ func Size(n int) string {
 		return fmt.Sprintf("%d KiB", n>>10)
 	}
 	return fmt.Sprintf("%d bytes", n)
+}
+
+// QuoteBytes is the most of one input value a message quotes.
+const QuoteBytes = 200
+
+// Quote is s quoted as %q quotes it, cut to QuoteBytes of s; a cut says
+// how long s was.
+func Quote(s string) string {
+	if len(s) <= QuoteBytes {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:cutAt(s, QuoteBytes)]) + fmt.Sprintf("... (%d bytes in all)", len(s))
+}
+
+// Clip cuts s to at most n bytes, at a character boundary, and says how
+// many bytes it left out.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:cutAt(s, n)] + fmt.Sprintf("... (%d more bytes)", len(s)-cutAt(s, n))
+}
+
+// cutAt is the largest character boundary of s at or below n.
+func cutAt(s string, n int) int {
+	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }

@@ -6,23 +6,6 @@ import (
 	"testing"
 )
 
-func TestQuoteAndClip(t *testing.T) {
-	cases := []struct{ got, want string }{
-		{Quote("short"), `"short"`},
-		{Quote(strings.Repeat("a", 200)), `"` + strings.Repeat("a", 200) + `"`},
-		{Quote(strings.Repeat("a", 201)), `"` + strings.Repeat("a", 200) + `"... (201 bytes in all)`},
-		{Quote(strings.Repeat("a", 199) + "é"), `"` + strings.Repeat("a", 199) + `"... (201 bytes in all)`}, // never half a character
-		{Clip("abc", 3), "abc"},
-		{Clip("abcdef", 3), "abc... (3 more bytes)"},
-		{Clip("aé", 2), "a... (2 more bytes)"},
-	}
-	for _, c := range cases {
-		if c.got != c.want {
-			t.Errorf("got %s, want %s", c.got, c.want)
-		}
-	}
-}
-
 // TestBoundedErrorsSayLittle: an error whose texts hold megabytes of input,
 // with hundreds of further problems, says at most 16 KiB, as text and as
 // JSON; one within the bounds is left as it is.
@@ -69,14 +52,5 @@ func TestBoundedErrorsSayLittle(t *testing.T) {
 	var back map[string]any
 	if err := json.Unmarshal(body, &back); err != nil || back["kind"] != "input" {
 		t.Errorf("the JSON: %v %v", err, back["kind"])
-	}
-}
-
-func TestClosestSkipsWhatCannotBeATypo(t *testing.T) {
-	known := []string{"agent", "parent", "delegation"}
-	for name, want := range map[string]string{"agnet": "agent", "parnet": "parent", "x": "", strings.Repeat("a", 1_000_000): ""} {
-		if got := Closest(name, known); got != want {
-			t.Errorf("Closest(%.20q) = %q, want %q", name, got, want)
-		}
 	}
 }

@@ -3,8 +3,8 @@ package problem
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"unicode/utf8"
+
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // An error quotes input to say what is wrong, and input may be anything: a
@@ -12,8 +12,6 @@ import (
 // What an error says is bounded, so that a message never costs more than
 // the mistake is worth, nor echoes an attacker's bytes back in full.
 const (
-	// QuoteBytes is the most of one input value a message quotes.
-	QuoteBytes = 200
 	// textBytes bounds each text of an error: its reason, field, position
 	// and each hint.
 	textBytes = 1 << 10
@@ -25,32 +23,6 @@ const (
 	// it lists (JSON adds its punctuation, and escapes).
 	ErrorBytes = 16 << 10
 )
-
-// Quote is s quoted as %q quotes it, cut to QuoteBytes of s; a cut says
-// how long s was.
-func Quote(s string) string {
-	if len(s) <= QuoteBytes {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(s[:cutAt(s, QuoteBytes)]) + fmt.Sprintf("... (%d bytes in all)", len(s))
-}
-
-// Clip cuts s to at most n bytes, at a character boundary, and says how
-// many bytes it left out.
-func Clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:cutAt(s, n)] + fmt.Sprintf("... (%d more bytes)", len(s)-cutAt(s, n))
-}
-
-// cutAt is the largest character boundary of s at or below n.
-func cutAt(s string, n int) int {
-	for n > 0 && n < len(s) && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return n
-}
 
 // Bounded returns e or, where e says more than an error may, a copy cut to
 // size: each text to 1 KiB, at most eight hints, and of the further
@@ -70,19 +42,19 @@ func (e *Error) bounded(left *int) *Error {
 		return e
 	}
 	c := *e
-	c.Reason = Clip(c.Reason, textBytes)
-	c.Field = Clip(c.Field, textBytes)
-	c.Position = Clip(c.Position, textBytes)
-	c.Variant = Clip(c.Variant, textBytes)
-	c.Example = Clip(c.Example, textBytes)
-	c.Path = Clip(c.Path, textBytes)
-	c.Parameter = Clip(c.Parameter, textBytes)
-	c.Flag = Clip(c.Flag, textBytes)
-	c.Key = Clip(c.Key, textBytes)
+	c.Reason = phrase.Clip(c.Reason, textBytes)
+	c.Field = phrase.Clip(c.Field, textBytes)
+	c.Position = phrase.Clip(c.Position, textBytes)
+	c.Variant = phrase.Clip(c.Variant, textBytes)
+	c.Example = phrase.Clip(c.Example, textBytes)
+	c.Path = phrase.Clip(c.Path, textBytes)
+	c.Parameter = phrase.Clip(c.Parameter, textBytes)
+	c.Flag = phrase.Clip(c.Flag, textBytes)
+	c.Key = phrase.Clip(c.Key, textBytes)
 	c.Hints = nil
 	hints := 0
 	for i, h := range e.Hints {
-		h = Clip(h, textBytes)
+		h = phrase.Clip(h, textBytes)
 		if i == maxHints || hints+len(h) > hintBytes {
 			c.Hints = append(c.Hints, fmt.Sprintf("(%d more hints)", len(e.Hints)-i))
 			break
