@@ -120,7 +120,7 @@ func Example_server() {
 	lib, _ := promptsmith.Library()
 	dir, _ := os.MkdirTemp("", "audit")
 	defer os.RemoveAll(dir)
-	store, err := audit.Open(filepath.Join(dir, "audit.db"))
+	store, err := audit.Open(context.Background(), filepath.Join(dir, "audit.db"))
 	if err != nil {
 		panic(err)
 	}

@@ -92,8 +92,11 @@ type backend interface {
 // Open opens the audit store at target for recording and reading,
 // creating it and bringing its schema up to date as needed. target is a
 // file path, for an embedded SQLite database, or a postgres:// (or
-// postgresql://) URL. WithKey makes it sign what it records.
-func Open(target string, opts ...Option) (*Store, error) { return open(target, false, opts) }
+// postgresql://) URL. WithKey makes it sign what it records. ctx bounds
+// the work of opening: the connection, and bringing the schema up to date.
+func Open(ctx context.Context, target string, opts ...Option) (*Store, error) {
+	return open(ctx, target, false, opts)
+}
 
 // OpenReadOnly opens an existing audit store for reading only: it creates
 // nothing, changes nothing, and fails, naming target, when there is no
@@ -101,7 +104,9 @@ func Open(target string, opts ...Option) (*Store, error) { return open(target, f
 // read as it is, without upgrading it, when what it lacks reads as empty
 // (budget reports, which it never recorded); otherwise the error says to
 // open it with Open once. WithKey makes it refuse what is not signed.
-func OpenReadOnly(target string, opts ...Option) (*Store, error) { return open(target, true, opts) }
+func OpenReadOnly(ctx context.Context, target string, opts ...Option) (*Store, error) {
+	return open(ctx, target, true, opts)
+}
 
 // IsURL reports whether target names a PostgreSQL database rather than a file.
 func IsURL(target string) bool {
@@ -109,7 +114,7 @@ func IsURL(target string) bool {
 	return strings.HasPrefix(t, "postgres://") || strings.HasPrefix(t, "postgresql://")
 }
 
-func open(target string, readOnly bool, opts []Option) (*Store, error) {
+func open(ctx context.Context, target string, readOnly bool, opts []Option) (*Store, error) {
 	o := options{statementTimeout: DefaultStatementTimeout}
 	for _, opt := range opts {
 		opt(&o)
@@ -131,7 +136,6 @@ func open(target string, readOnly bool, opts []Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
 	applied := map[int]bool{}
 	if readOnly {
 		applied, err = be.check(ctx, db)

@@ -232,7 +232,7 @@ func TestParentStoredOnce(t *testing.T) {
 func TestReadOnly(t *testing.T) {
 	t.Run("missing sqlite file", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "audit.db")
-		_, err := audit.OpenReadOnly(path)
+		_, err := audit.OpenReadOnly(context.Background(), path)
 		if !errors.Is(err, audit.ErrNoStore) || !strings.Contains(err.Error(), "no audit database at "+path) {
 			t.Fatalf("got %v", err)
 		}
@@ -242,7 +242,7 @@ func TestReadOnly(t *testing.T) {
 	})
 	t.Run("empty postgres schema", func(t *testing.T) {
 		b := postgresBackend(t)
-		_, err := audit.OpenReadOnly(b.target)
+		_, err := audit.OpenReadOnly(context.Background(), b.target)
 		if !errors.Is(err, audit.ErrNoStore) {
 			t.Fatalf("got %v", err)
 		}
@@ -255,7 +255,7 @@ func TestReadOnly(t *testing.T) {
 		res := delegate(t, "# Root\n", "t")
 		hash := recordDelegation(t, w, res)
 		w.Close()
-		r, err := audit.OpenReadOnly(b.target)
+		r, err := audit.OpenReadOnly(context.Background(), b.target)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,14 +271,14 @@ func TestReadOnly(t *testing.T) {
 
 func TestOpenErrorNamesTheFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "no", "such", "dir", "a.db")
-	_, err := audit.Open(path)
+	_, err := audit.Open(context.Background(), path)
 	if err == nil || !strings.Contains(err.Error(), path) {
 		t.Fatalf("got %v", err)
 	}
 }
 
 func TestOpenErrorHidesThePassword(t *testing.T) {
-	_, err := audit.Open("postgres://user:s3cret@127.0.0.1:1/db?sslmode=disable&connect_timeout=2")
+	_, err := audit.Open(context.Background(), "postgres://user:s3cret@127.0.0.1:1/db?sslmode=disable&connect_timeout=2")
 	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Fatalf("got %v", err)
 	}
@@ -301,8 +301,8 @@ func TestEarlierFormatRefused(t *testing.T) {
 	}
 	db.Close()
 	before, _ := os.ReadFile(path)
-	for _, openFn := range []func(string, ...audit.Option) (*audit.Store, error){audit.Open, audit.OpenReadOnly} {
-		_, err := openFn(path)
+	for _, openFn := range []func(context.Context, string, ...audit.Option) (*audit.Store, error){audit.Open, audit.OpenReadOnly} {
+		_, err := openFn(context.Background(), path)
 		var ae *engine.Error
 		if !errors.As(err, &ae) || !strings.Contains(err.Error(), "earlier format") || !strings.Contains(err.Error(), path) || len(ae.Hints) == 0 {
 			t.Fatalf("got %v", err)
@@ -484,5 +484,16 @@ func TestEveryExample(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Open does its work under the caller's context: cancelled, it opens
+// nothing and says why.
+func TestOpenTakesTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := audit.Open(ctx, filepath.Join(t.TempDir(), "audit.db"))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want one wrapping context.Canceled", err)
 	}
 }

@@ -17,7 +17,7 @@ func BenchmarkRecordNested(b *testing.B) {
 	for _, depth := range []int{1_000, 4_000, 16_000} {
 		res := delegate(b, nestedMarkers(depth), "t")
 		b.Run(fmt.Sprint("levels=", depth), func(b *testing.B) {
-			store, err := audit.Open(filepath.Join(b.TempDir(), "audit.db"))
+			store, err := audit.Open(context.Background(), filepath.Join(b.TempDir(), "audit.db"))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -26,7 +26,7 @@ func BenchmarkRecordNested(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
 				store.Close()
-				store, err = audit.Open(filepath.Join(b.TempDir(), "audit.db")) // each record writes everything
+				store, err = audit.Open(context.Background(), filepath.Join(b.TempDir(), "audit.db")) // each record writes everything
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -243,7 +243,7 @@ func TestVersion1Migrated(t *testing.T) {
 		db := writable(t, b)
 
 		// Read-only: reads it, budgets as none, and leaves it at version 1.
-		r, err := audit.OpenReadOnly(b.target)
+		r, err := audit.OpenReadOnly(context.Background(), b.target)
 		if err != nil {
 			t.Fatalf("read-only open of a version-1 store: %v", err)
 		}
@@ -292,7 +292,7 @@ func TestVersion1Migrated(t *testing.T) {
 		if e, err := store.Get(context.Background(), h); err != nil || e.Text != fitted.Text || !sameBudget(t, e.Budget, fitted.Budget) {
 			t.Errorf("a budgeted record after the migration: %v, budget %+v", err, e.Budget)
 		}
-		r, err = audit.OpenReadOnly(b.target)
+		r, err = audit.OpenReadOnly(context.Background(), b.target)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -311,13 +311,13 @@ func TestVersion1RowsOnlyUser(t *testing.T) {
 	last := delegate(t, "# Root\n", "t")
 	version1(t, b, last)
 	writer := rowsOnlyUser(t, b)
-	_, err := audit.Open(writer)
+	_, err := audit.Open(context.Background(), writer)
 	var ae *engine.Error
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "cannot upgrade the audit store to schema version 2") ||
 		len(ae.Hints) != 2 || !strings.Contains(ae.Hints[0], "owner") || ae.Path == "" {
 		t.Fatalf("got %v (%+v)", err, ae)
 	}
-	if r, err := audit.OpenReadOnly(writer); err != nil {
+	if r, err := audit.OpenReadOnly(context.Background(), writer); err != nil {
 		t.Errorf("the rows-only user reading the version-1 store: %v", err)
 	} else {
 		r.Close()

@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 // writeSome records writerRecords small delegations into the store at
 // target and returns how many bytes of prompts it recorded.
 func writeSome(target, who string) (int, error) {
-	store, err := audit.Open(target)
+	store, err := audit.Open(context.Background(), target)
 	if err != nil {
 		return 0, err
 	}

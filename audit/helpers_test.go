@@ -70,9 +70,9 @@ func readOnly(t *testing.T, target string, opts ...audit.Option) *audit.Store {
 	return opened(t, audit.OpenReadOnly, target, opts...)
 }
 
-func opened(t *testing.T, openStore func(string, ...audit.Option) (*audit.Store, error), target string, opts ...audit.Option) *audit.Store {
+func opened(t *testing.T, openStore func(context.Context, string, ...audit.Option) (*audit.Store, error), target string, opts ...audit.Option) *audit.Store {
 	t.Helper()
-	s, err := openStore(target, opts...)
+	s, err := openStore(context.Background(), target, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func openAtOnce(t *testing.T, target string, n int) {
 	errs := make([]error, n)
 	for i := range errs {
 		wg.Go(func() {
-			s, err := audit.Open(target)
+			s, err := audit.Open(context.Background(), target)
 			if err == nil {
 				err = s.Close()
 			}

@@ -215,7 +215,7 @@ func TestKeyMismatch(t *testing.T) {
 		}
 	})
 	for _, key := range [][]byte{nil, []byte("short")} {
-		_, err := audit.Open(t.TempDir()+"/a.db", audit.WithKey(key))
+		_, err := audit.Open(context.Background(), t.TempDir()+"/a.db", audit.WithKey(key))
 		var ae *engine.Error
 		if !errors.As(err, &ae) || !strings.Contains(err.Error(), "at least 32") {
 			t.Errorf("a key of %d bytes: %v", len(key), err)

@@ -215,7 +215,7 @@ func Root(dir string) (string, error) {
 		root = filepath.Dir(filepath.Clean(dir))
 	}
 	if _, err := os.Stat(filepath.Join(root, "templates")); err != nil {
-		return "", (&Error{Kind: KindUsage, Position: dir, Reason: "no templates/ folder here"}).
+		return "", (&Error{Kind: KindUsage, Position: dir, Reason: "no templates/ folder here", Err: err}).
 			Hint("point --templates at the folder that holds templates/ and schemas/")
 	}
 	return root, nil
@@ -236,7 +236,7 @@ func LoadDir(dir string, opts ...Option) (*Library, error) {
 	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
-		return nil, (&Error{Kind: KindUsage, Position: dir, Reason: "cannot open the library folder: " + err.Error()}).
+		return nil, (&Error{Kind: KindUsage, Position: dir, Reason: "cannot open the library folder: " + err.Error(), Err: err}).
 			Hint("point --templates at the folder that holds templates/ and schemas/")
 	}
 	defer r.Close()

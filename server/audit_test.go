@@ -23,7 +23,7 @@ import (
 // without a store.
 func TestAuditEndpoints(t *testing.T) {
 	lib, _ := promptsmith.Library()
-	store, err := audit.Open(filepath.Join(t.TempDir(), "audit.db"))
+	store, err := audit.Open(context.Background(), filepath.Join(t.TempDir(), "audit.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

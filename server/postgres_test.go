@@ -29,7 +29,7 @@ import (
 // The times are logged, not asserted: the waits only bound hangs.
 func TestPostgresAuditPath(t *testing.T) {
 	pg := newPGCluster(t)
-	store, err := audit.Open(pg.URL())
+	store, err := audit.Open(context.Background(), pg.URL())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,12 +31,12 @@ func (a *app) record(v *engine.Variant, res *engine.Result) error {
 	if a.audit == "" {
 		return nil
 	}
-	store, err := a.openAudit(false)
+	store, err := a.openAudit(a.ctx, false)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	if _, err := store.Record(context.Background(), v, res); err != nil {
+	if _, err := store.Record(a.ctx, v, res); err != nil {
 		return fileError(a.audit, "cannot record the prompt", err)
 	}
 	return nil
@@ -47,7 +47,7 @@ func (a *app) record(v *engine.Variant, res *engine.Result) error {
 // file PROMPTSMITH_AUDIT_KEY names, if any. The store's errors are returned
 // as they are, for the caller to map; a key file that cannot be used is a
 // usage error that names the flag or variable, never the key.
-func (a *app) openAudit(readOnly bool) (*audit.Store, error) {
+func (a *app) openAudit(ctx context.Context, readOnly bool) (*audit.Store, error) {
 	keyFile, from := a.auditKey, "--audit-key"
 	if keyFile == "" {
 		keyFile, from = os.Getenv(auditKeyEnv), auditKeyEnv
@@ -61,9 +61,9 @@ func (a *app) openAudit(readOnly bool) (*audit.Store, error) {
 		opts = append(opts, audit.WithKey(key))
 	}
 	if readOnly {
-		return audit.OpenReadOnly(a.audit, opts...)
+		return audit.OpenReadOnly(ctx, a.audit, opts...)
 	}
-	return audit.Open(a.audit, opts...)
+	return audit.Open(ctx, a.audit, opts...)
 }
 
 // withAuditStore opens the store --audit names read-only, with the key if
@@ -72,7 +72,7 @@ func (a *app) withAuditStore(use func(store *audit.Store) error) error {
 	if a.audit == "" {
 		return usageError("name the audit store with --audit FILE (or a postgres:// URL) or PROMPTSMITH_AUDIT")
 	}
-	store, err := a.openAudit(true)
+	store, err := a.openAudit(a.ctx, true)
 	if err != nil {
 		return err
 	}
@@ -131,7 +131,7 @@ audit verify checks the whole store.`,
 	// lookup opens the store and finds the prompt a command names.
 	lookup := func(key string, use func(store *audit.Store, hash string) error) error {
 		return a.withAuditStore(func(store *audit.Store) error {
-			hash, err := store.Resolve(context.Background(), key)
+			hash, err := store.Resolve(a.ctx, key)
 			if err != nil {
 				return err
 			}
@@ -240,7 +240,7 @@ func verifyText(rep audit.Report) string {
 }
 
 func (a *app) printChain(store *audit.Store, hash string) error {
-	entries, err := store.Links(context.Background(), hash)
+	entries, err := store.Links(a.ctx, hash)
 	if err != nil {
 		return err
 	}
@@ -274,7 +274,7 @@ func chainTable(entries []audit.Entry) string {
 }
 
 func (a *app) printPrompt(store *audit.Store, hash string) error {
-	e, err := store.Get(context.Background(), hash)
+	e, err := store.Get(a.ctx, hash)
 	if err != nil {
 		return err
 	}

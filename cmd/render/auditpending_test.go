@@ -49,7 +49,7 @@ func TestPendingAuditOpensOnceItAnswers(t *testing.T) {
 		if down {
 			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 		}
-		return audit.Open(file)
+		return audit.Open(context.Background(), file)
 	}}
 	defer p.Close()
 	for range 2 {

@@ -193,7 +193,7 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 		}
 	}()
 	if a.audit != "" {
-		store, err := a.openAudit(false)
+		store, err := a.openAudit(ctx, false)
 		switch {
 		case err == nil:
 			defer store.Close()
@@ -202,7 +202,7 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 			// The database does not answer yet: serve unready and open the
 			// store once it does (auditpending.go).
 			logger.Warn("the audit store does not answer: not ready until it does", "error", engine.AsError(err).Bounded().Error())
-			pending := &pendingAudit{open: func() (*audit.Store, error) { return a.openAudit(false) }, retry: time.Second,
+			pending := &pendingAudit{open: func() (*audit.Store, error) { return a.openAudit(ctx, false) }, retry: time.Second,
 				opened: func() { logger.Info("the audit store answers: ready") }}
 			defer pending.Close()
 			srv.Audit = pending

@@ -146,7 +146,7 @@ func objectsOutside(dir string, gitDirs ...string) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("refused: %s cannot be read: %v", name, err)
+			return fmt.Errorf("refused: %s cannot be read: %w", name, err)
 		}
 		for _, entry := range alternateEntries(data) {
 			if !filepath.IsAbs(entry) {

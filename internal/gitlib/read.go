@@ -64,7 +64,7 @@ func (r *Repo) readBlobs(ctx context.Context, blobs []blob) (map[string][]byte, 
 		return nil, readErr
 	}
 	if waitErr != nil {
-		return nil, fmt.Errorf("git cat-file: %v: %s", waitErr, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("git cat-file: %w: %s", waitErr, strings.TrimSpace(stderr.String()))
 	}
 	return files, nil
 }
@@ -77,7 +77,7 @@ func readBatch(out *bufio.Reader, blobs []blob) (map[string][]byte, error) {
 	for _, b := range blobs {
 		header, err := out.ReadString('\n')
 		if err != nil {
-			return nil, fmt.Errorf("git cat-file stopped before %s: %v", b.path, err)
+			return nil, fmt.Errorf("git cat-file stopped before %s: %w", b.path, err)
 		}
 		fields := strings.Fields(header)
 		if len(fields) != 3 || fields[0] != b.id || fields[1] != "blob" {
@@ -89,8 +89,11 @@ func readBatch(out *bufio.Reader, blobs []blob) (map[string][]byte, error) {
 		}
 		total += size
 		data := make([]byte, size+1)
-		if _, err := io.ReadFull(out, data); err != nil || data[size] != '\n' {
-			return nil, fmt.Errorf("git cat-file stopped inside %s: %v", b.path, err)
+		if _, err := io.ReadFull(out, data); err != nil {
+			return nil, fmt.Errorf("git cat-file stopped inside %s: %w", b.path, err)
+		}
+		if data[size] != '\n' {
+			return nil, fmt.Errorf("git cat-file printed no newline after %s (%s)", b.path, b.id)
 		}
 		files[b.path] = data[:size:size]
 	}
