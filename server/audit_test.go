@@ -100,7 +100,7 @@ func TestAuditKeysOnEveryBackend(t *testing.T) {
 	for name, target := range targets {
 		t.Run(name, func(t *testing.T) {
 			lib, _ := promptsmith.Library()
-			store, err := audit.Open(target)
+			store, err := audit.Open(context.Background(), target)
 			if err != nil {
 				t.Fatal(err)
 			}

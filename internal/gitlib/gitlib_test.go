@@ -266,8 +266,8 @@ func TestTreeWithALargeFile(t *testing.T) {
 	}
 	for _, l := range []engine.Limits{{FileBytes: 64 << 10}, {LibraryBytes: 64 << 10}} {
 		_, err = tree.Load(context.Background(), engine.WithLimits(l))
-		e := problem.As(err)
-		if err == nil || e.Kind != problem.KindTemplate || e.Position != "templates/note/big.md.tmpl" || !strings.HasPrefix(e.Reason, "at HEAD (commit ") {
+		e := engine.AsError(err)
+		if err == nil || e.Kind != engine.KindTemplate || e.Position != "templates/note/big.md.tmpl" || !strings.HasPrefix(e.Reason, "at HEAD (commit ") {
 			t.Errorf("%+v: %v", l, err)
 		}
 	}
