@@ -7,8 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
@@ -42,7 +43,7 @@ func (s *Set) compileError(url, name string, err error) error {
 	parent := strings.TrimSuffix(ptr, "/"+keyword)
 	if t, ok := got.(string); ok && (keyword == "type" || strings.HasSuffix(parent, "/type")) && !slices.Contains(jsonTypes(), t) {
 		e.Reason = fmt.Sprintf("%q is not a type of JSON Schema (at %s)", t, ptr)
-		if near := problem.Closest(t, jsonTypes()); near != "" {
+		if near := phrase.Closest(t, jsonTypes()); near != "" {
 			e.Hint("did you mean %q? write \"type\": %q", near, near)
 		}
 		e.Hint("the types are: %s", strings.Join(jsonTypes(), ", "))

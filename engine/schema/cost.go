@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/problem"
+	"github.com/promptsmith/promptsmith/engine/internal/problem"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
