@@ -26,6 +26,7 @@ func (v *Variant) Lint() []lint.Finding {
 	if v.manifest.Cache != nil {
 		out = append(out, v.cacheFindings(v.CacheReport())...)
 	}
+	out = append(out, v.headingFindings()...)
 	for _, p := range v.schema.Lint() {
 		sev := lint.Error
 		if p.Warning {

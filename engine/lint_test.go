@@ -80,3 +80,32 @@ func TestLintSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestLintHeadings: a heading checks.headings requires that no template
+// can write is an error at its line of the manifest, before any example
+// runs; one a template writes, or may write with an action, is not.
+func TestLintHeadings(t *testing.T) {
+	manifest := func(headings string) func(fstest.MapFS) {
+		return func(f fstest.MapFS) {
+			m := string(f["templates/note/prompt.yaml"].Data)
+			f["templates/note/prompt.yaml"].Data = []byte(strings.Replace(m, `headings: ["# Note"]`, "headings:\n    - \"# Note\"\n    - "+headings, 1))
+		}
+	}
+	got := strings.Join(lintNote(t, manifest(`"## Rules"`)), "\n")
+	if want := `templates/note/prompt.yaml:15: error: checks.headings requires "## Rules", and no template writes it: every prompt fails the check; write the line ## Rules in the template that writes "# Note", after it, or the next section's, or remove it from checks.headings`; !strings.Contains(got, want) {
+		t.Errorf("lint says:\n%s\nwant %q", got, want)
+	}
+	written := func(f fstest.MapFS) {
+		manifest(`"## Rules"`)(f)
+		f["templates/note/items.md.tmpl"].Data = []byte("## Rules\n")
+	}
+	dynamic := func(f fstest.MapFS) {
+		manifest(`"## Rules"`)(f)
+		f["templates/note/items.md.tmpl"].Data = []byte("## {{ .title }}\n")
+	}
+	for name, change := range map[string]func(fstest.MapFS){"written": written, "written by an action": dynamic} {
+		if got := strings.Join(lintNote(t, change), "\n"); strings.Contains(got, "checks.headings") {
+			t.Errorf("%s: lint says:\n%s", name, got)
+		}
+	}
+}

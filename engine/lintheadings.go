@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/template/parse"
+
+	"github.com/promptsmith/promptsmith/engine/lint"
+)
+
+// headingFindings are the headings checks.headings requires that no
+// template of the variant can write: their text is nowhere in the
+// templates, as text or as a string in an action, and no template writes a
+// heading whose text an action gives ("## {{ .title }}"). Every example
+// fails the check; lint says it before any runs, at the manifest's line.
+func (v *Variant) headingFindings() []lint.Finding {
+	want := v.manifest.Checks.Headings
+	if len(want) == 0 || v.tmpl == nil {
+		return nil
+	}
+	var texts []string
+	dynamic := false
+	var walk func(n parse.Node)
+	walk = func(n parse.Node) {
+		switch n := n.(type) {
+		case *parse.TextNode:
+			texts = append(texts, string(n.Text))
+			last := string(n.Text)
+			if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+				last = last[i+1:]
+			}
+			if t := strings.TrimSpace(last); t != "" && strings.Trim(t, "#") == "" {
+				dynamic = true // a heading an action completes
+			}
+		case *parse.StringNode:
+			texts = append(texts, n.Text)
+			if strings.Contains(n.Text, "#") && strings.Contains(n.Text, "%") {
+				dynamic = true // printf "## %s"
+			}
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					walk(c)
+				}
+			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.PipeNode:
+			if n != nil {
+				for _, c := range n.Cmds {
+					walk(c)
+				}
+			}
+		case *parse.CommandNode:
+			for _, a := range n.Args {
+				walk(a)
+			}
+		case *parse.IfNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.TemplateNode:
+			walk(n.Pipe)
+		}
+	}
+	for _, t := range v.tmpl.Templates() {
+		if t.Tree != nil && t.Tree.Root != nil {
+			walk(t.Tree.Root)
+		}
+	}
+	if dynamic {
+		return nil
+	}
+	var out []lint.Finding
+	for i, h := range want {
+		text := strings.TrimSpace(strings.TrimLeft(h, "#"))
+		found := false
+		for _, s := range texts {
+			if strings.Contains(s, text) {
+				found = true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		pos := v.dir + "/prompt.yaml"
+		if line := manifestLine(v.raw, "checks", "headings", i); line > 0 {
+			pos += ":" + strconv.Itoa(line)
+		}
+		where := "the template of the section it belongs in"
+		if i > 0 {
+			where = fmt.Sprintf("the template that writes %q, after it, or the next section's", want[i-1])
+		}
+		out = append(out, lint.Finding{Position: pos, Severity: lint.Error, Kind: lint.KindLint,
+			Message: fmt.Sprintf("checks.headings requires %q, and no template writes it: every prompt fails the check; write the line %s in %s, or remove it from checks.headings", h, h, where)})
+	}
+	return out
+}
