@@ -65,6 +65,14 @@ func Excluded() []string {
 
 // Map is every function a template may call, for env.
 func Map(env *Env) template.FuncMap {
+	f := unguarded(env)
+	env.guard(f)
+	return f
+}
+
+// unguarded is every function a template may call, for env, before guard
+// wraps them.
+func unguarded(env *Env) template.FuncMap {
 	f := sprig.TxtFuncMap()
 	for _, name := range Excluded() {
 		delete(f, name)
@@ -75,7 +83,6 @@ func Map(env *Env) template.FuncMap {
 	for _, fn := range Catalog(env) {
 		f[fn.Name] = fn.Fn
 	}
-	env.guard(f)
 	return f
 }
 

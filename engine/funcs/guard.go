@@ -22,15 +22,17 @@ import (
 // list or object built of others is checked on its size written out, so
 // that no value a template holds could print past the limit.
 //
-// What no function guards: a range over a list built before, with no
-// function called inside, checks no deadline; its cost is bounded by the
-// list limit to the power of its nesting.
+// A range over a list built before, with no function called inside, is
+// no function's to guard: the engine checks the deadline at every
+// iteration of a range in the trees a render executes (engine's bound,
+// with Bounds). Functions that compare every item with many others (uniq,
+// without, whereIn) look at the deadline as they compare; uniq and without
+// hash texts and numbers, in linear time.
 //
 // text/template's own print, printf, println, html, js and urlquery are
 // replaced by guarded ones of the same meaning.
 func (env *Env) guard(f template.FuncMap) {
-	f["print"], f["println"], f["printf"] = fmt.Sprint, fmt.Sprintln, fmt.Sprintf
-	f["html"], f["js"], f["urlquery"] = template.HTMLEscaper, template.JSEscaper, template.URLQueryEscaper
+	builtins(f)
 	for name, fn := range f {
 		if pre, ok := env.precheck(name, fn); ok {
 			f[name] = pre
@@ -40,184 +42,291 @@ func (env *Env) guard(f template.FuncMap) {
 	}
 }
 
+// builtins puts text/template's own print, printf, println, html, js and
+// urlquery in f, for guard to wrap.
+func builtins(f template.FuncMap) {
+	f["print"], f["println"], f["printf"] = fmt.Sprint, fmt.Sprintln, fmt.Sprintf
+	f["html"], f["js"], f["urlquery"] = template.HTMLEscaper, template.JSEscaper, template.URLQueryEscaper
+}
+
 // precheck wraps the functions whose result can be out of all proportion
 // to their arguments: each works out what it would build and refuses it
-// over the limits before building it.
+// over the limits before building it. The guard of each is in prechecks,
+// by name; a function whose type is not the one its guard expects is
+// left to postcheck.
 func (env *Env) precheck(name string, fn any) (any, bool) {
-	switch fn := fn.(type) {
-	case func(...any) string: // print, println, cat, quote, squote, html, js, urlquery
-		scale := 1
-		switch name {
-		case "html", "js", "urlquery":
-			scale = 6 // an escaped character is at most six bytes long
-		}
+	g, ok := prechecks()[name]
+	if !ok {
+		return nil, false
+	}
+	return g(env, name, fn)
+}
+
+// guardFn wraps fn, the function name, with its guard; false when fn is
+// not of the type the guard expects.
+type guardFn func(env *Env, name string, fn any) (any, bool)
+
+// prechecks is the guard of every function precheck wraps, by name.
+func prechecks() map[string]guardFn {
+	m := map[string]guardFn{
+		"printf":                     guardPrintf,
+		"toJson":                     guardValue(false),
+		"toRawJson":                  guardValue(false),
+		"json":                       guardValue(false),
+		"toString":                   guardValue(false),
+		"toPrettyJson":               guardValue(true),
+		"prettyJson":                 guardValue(true),
+		"mustToJson":                 guardMustJSON,
+		"mustToPrettyJson":           guardMustJSON,
+		"mustToRawJson":              guardMustJSON,
+		"isoTime":                    guardMustJSON, // of the same type: sized as its argument written out
+		"toStrings":                  guardStrings,
+		"sortAlpha":                  guardStrings,
+		"deepCopy":                   guardDeepCopy,
+		"mustDeepCopy":               guardMustDeepCopy,
+		"join":                       guardJoin,
+		"indent":                     guardIndent,
+		"nindent":                    guardIndent,
+		"indentLines":                guardIndentLines,
+		"wrapWith":                   guardWrapWith,
+		"replace":                    guardReplace,
+		"regexReplaceAll":            guardRegexReplace(false),
+		"regexReplaceAllLiteral":     guardRegexReplace(true),
+		"mustRegexReplaceAll":        guardMustRegexReplace(false),
+		"mustRegexReplaceAllLiteral": guardMustRegexReplace(true),
+		"splitList":                  guardSplitList,
+		"split":                      guardSplit,
+		"regexFindAll":               guardRegexList,
+		"regexSplit":                 guardRegexList,
+		"mustRegexFindAll":           guardMustRegexList,
+		"mustRegexSplit":             guardMustRegexList,
+		"uniq":                       guardUniq,
+		"mustUniq":                   guardUniq,
+		"without":                    guardWithout,
+		"mustWithout":                guardWithout,
+		"whereIn":                    guardWhereIn,
+	}
+	for _, name := range []string{"print", "println", "cat", "quote", "squote"} {
+		m[name] = guardPrinted(1)
+	}
+	for _, name := range []string{"html", "js", "urlquery"} {
+		m[name] = guardPrinted(6) // an escaped character is at most six bytes long
+	}
+	return m
+}
+
+// guardPrinted: a text of the arguments printed, scale bytes a byte.
+func guardPrinted(scale int) guardFn {
+	return func(env *Env, name string, fn any) (any, bool) {
+		f, ok := fn.(func(...any) string)
 		return func(args ...any) (string, error) {
 			if err := env.values(name, scale, args...); err != nil {
 				return "", err
 			}
-			return fn(args...), nil
-		}, true
-	case func(string, ...any) string: // printf
-		return func(format string, args ...any) (string, error) {
-			if err := env.values(name, 1, args...); err != nil {
-				return "", err
-			}
-			if err := env.text(name, float64(len(format))+formatWidths(format, args)); err != nil {
-				return "", err
-			}
-			return fn(format, args...), nil
-		}, true
-	case func(any) string:
-		switch name {
-		case "toJson", "toRawJson", "json", "toString":
-			return func(v any) (string, error) {
-				if err := env.values(name, 1, v); err != nil {
-					return "", err
-				}
-				return fn(v), nil
-			}, true
-		case "toPrettyJson", "prettyJson":
-			return func(v any) (string, error) {
-				if err := env.values(name, 1, pretty{v}); err != nil {
-					return "", err
-				}
-				return fn(v), nil
-			}, true
+			return f(args...), nil
+		}, ok
+	}
+}
+
+func guardPrintf(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(string, ...any) string)
+	return func(format string, args ...any) (string, error) {
+		if err := env.values(name, 1, args...); err != nil {
+			return "", err
 		}
-	case func(any) (string, error): // mustToJson, mustToPrettyJson, mustToRawJson
+		if err := env.text(name, float64(len(format))+formatWidths(format, args)); err != nil {
+			return "", err
+		}
+		return f(format, args...), nil
+	}, ok
+}
+
+// guardValue: a value written out as JSON or text, indented or not.
+func guardValue(indented bool) guardFn {
+	return func(env *Env, name string, fn any) (any, bool) {
+		f, ok := fn.(func(any) string)
 		return func(v any) (string, error) {
-			if err := env.values(name, 1, pretty{v}); err != nil {
+			sized := v
+			if indented {
+				sized = pretty{v}
+			}
+			if err := env.values(name, 1, sized); err != nil {
 				return "", err
 			}
-			return fn(v)
-		}, true
-	case func(any) []string: // toStrings, sortAlpha: each item as fmt prints it
-		return func(v any) ([]string, error) {
-			if err := env.values(name, 1, v); err != nil {
-				return nil, err
-			}
-			out := fn(v)
-			return out, env.items(name, float64(len(out)))
-		}, true
-	case func(any) any: // deepCopy copies a list as often as it holds it
-		if name == "deepCopy" {
-			return func(v any) (any, error) {
-				if err := env.values(name, 1, v); err != nil {
-					return nil, err
-				}
-				return fn(v), nil
-			}, true
+			return f(v), nil
+		}, ok
+	}
+}
+
+func guardMustJSON(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(any) (string, error))
+	return func(v any) (string, error) {
+		if err := env.values(name, 1, pretty{v}); err != nil {
+			return "", err
 		}
-	case func(any) (any, error):
-		if name == "mustDeepCopy" {
-			return func(v any) (any, error) {
-				if err := env.values(name, 1, v); err != nil {
-					return nil, err
-				}
-				return fn(v)
-			}, true
+		return f(v)
+	}, ok
+}
+
+// guardStrings: each item as fmt prints it.
+func guardStrings(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(any) []string)
+	return func(v any) ([]string, error) {
+		if err := env.values(name, 1, v); err != nil {
+			return nil, err
 		}
-	case func(string, any) string: // join
-		return func(sep string, v any) (string, error) {
-			if err := env.values(name, 1, v); err != nil {
-				return "", err
-			}
-			if err := env.text(name, float64(len(sep))*float64(listLen(v))); err != nil {
-				return "", err
-			}
-			return fn(sep, v), nil
-		}, true
-	case func(int, string) string:
-		switch name {
-		case "indent", "nindent": // the indent before every line
-			return func(n int, s string) (string, error) {
-				lines := float64(strings.Count(s, "\n") + 1)
-				if err := env.text(name, float64(len(s))+lines*float64(max(n, 0))); err != nil {
-					return "", err
-				}
-				return fn(n, s), nil
-			}, true
+		out := f(v)
+		return out, env.items(name, float64(len(out)))
+	}, ok
+}
+
+// guardDeepCopy: a copy holds a list as often as the original does.
+func guardDeepCopy(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(any) any)
+	return func(v any) (any, error) {
+		if err := env.values(name, 1, v); err != nil {
+			return nil, err
 		}
-	case func(string, string) string:
-		switch name {
-		case "indentLines":
-			return func(prefix, s string) (string, error) {
-				lines := float64(strings.Count(s, "\n"))
-				if err := env.text(name, float64(len(s))+lines*float64(len(prefix))); err != nil {
-					return "", err
-				}
-				return fn(prefix, s), nil
-			}, true
+		return f(v), nil
+	}, ok
+}
+
+func guardMustDeepCopy(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(any) (any, error))
+	return func(v any) (any, error) {
+		if err := env.values(name, 1, v); err != nil {
+			return nil, err
 		}
-	case func(int, string, string) string: // wrapWith: a break every n characters
-		return func(n int, sep, s string) (string, error) {
-			breaks := float64(utf8.RuneCountInString(s)/max(n, 1) + 1)
-			if err := env.text(name, float64(len(s))+breaks*float64(len(sep))); err != nil {
-				return "", err
-			}
-			return fn(n, sep, s), nil
-		}, true
-	case func(string, string, string) string:
-		switch name {
-		case "replace":
-			return func(old, new, s string) (string, error) {
-				if err := env.text(name, replacedSize(old, new, s)); err != nil {
-					return "", err
-				}
-				return fn(old, new, s), nil
-			}, true
-		case "regexReplaceAll", "regexReplaceAllLiteral":
-			literal := name == "regexReplaceAllLiteral"
-			return func(pattern, s, repl string) (string, error) {
-				if err := env.regexReplaced(name, pattern, s, repl, literal); err != nil {
-					return "", err
-				}
-				return fn(pattern, s, repl), nil
-			}, true
+		return f(v)
+	}, ok
+}
+
+func guardJoin(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(string, any) string)
+	return func(sep string, v any) (string, error) {
+		if err := env.values(name, 1, v); err != nil {
+			return "", err
 		}
-	case func(string, string, string) (string, error): // mustRegexReplaceAll(Literal)
-		literal := name == "mustRegexReplaceAllLiteral"
+		if err := env.text(name, float64(len(sep))*float64(listLen(v))); err != nil {
+			return "", err
+		}
+		return f(sep, v), nil
+	}, ok
+}
+
+// guardIndent: the indent before every line.
+func guardIndent(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(int, string) string)
+	return func(n int, s string) (string, error) {
+		lines := float64(strings.Count(s, "\n") + 1)
+		if err := env.text(name, float64(len(s))+lines*float64(max(n, 0))); err != nil {
+			return "", err
+		}
+		return f(n, s), nil
+	}, ok
+}
+
+func guardIndentLines(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(string, string) string)
+	return func(prefix, s string) (string, error) {
+		lines := float64(strings.Count(s, "\n"))
+		if err := env.text(name, float64(len(s))+lines*float64(len(prefix))); err != nil {
+			return "", err
+		}
+		return f(prefix, s), nil
+	}, ok
+}
+
+// guardWrapWith: a break every n characters.
+func guardWrapWith(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(int, string, string) string)
+	return func(n int, sep, s string) (string, error) {
+		breaks := float64(utf8.RuneCountInString(s)/max(n, 1) + 1)
+		if err := env.text(name, float64(len(s))+breaks*float64(len(sep))); err != nil {
+			return "", err
+		}
+		return f(n, sep, s), nil
+	}, ok
+}
+
+func guardReplace(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(string, string, string) string)
+	return func(old, new, s string) (string, error) {
+		if err := env.text(name, replacedSize(old, new, s)); err != nil {
+			return "", err
+		}
+		return f(old, new, s), nil
+	}, ok
+}
+
+func guardRegexReplace(literal bool) guardFn {
+	return func(env *Env, name string, fn any) (any, bool) {
+		f, ok := fn.(func(string, string, string) string)
 		return func(pattern, s, repl string) (string, error) {
 			if err := env.regexReplaced(name, pattern, s, repl, literal); err != nil {
 				return "", err
 			}
-			return fn(pattern, s, repl)
-		}, true
-	case func(string, string) []string: // splitList
-		return func(sep, s string) ([]string, error) {
-			if err := env.items(name, float64(splitCount(sep, s))); err != nil {
-				return nil, err
-			}
-			return fn(sep, s), nil
-		}, true
-	case func(string, string) map[string]string: // split
-		return func(sep, s string) (map[string]string, error) {
-			if err := env.items(name, float64(splitCount(sep, s))); err != nil {
-				return nil, err
-			}
-			return fn(sep, s), nil
-		}, true
-	case func(string, string, int) []string: // regexFindAll, regexSplit: ask for one more than allowed
-		return func(pattern, s string, n int) ([]string, error) {
-			if err := env.check(); err != nil {
-				return nil, err
-			}
-			out := fn(pattern, s, env.cap(n))
-			return out, env.items(name, float64(len(out)))
-		}, true
-	case func(string, string, int) ([]string, error): // mustRegexFindAll, mustRegexSplit
-		return func(pattern, s string, n int) ([]string, error) {
-			if err := env.check(); err != nil {
-				return nil, err
-			}
-			out, err := fn(pattern, s, env.cap(n))
-			if err != nil {
-				return nil, err
-			}
-			return out, env.items(name, float64(len(out)))
-		}, true
+			return f(pattern, s, repl), nil
+		}, ok
 	}
-	return nil, false
+}
+
+func guardMustRegexReplace(literal bool) guardFn {
+	return func(env *Env, name string, fn any) (any, bool) {
+		f, ok := fn.(func(string, string, string) (string, error))
+		return func(pattern, s, repl string) (string, error) {
+			if err := env.regexReplaced(name, pattern, s, repl, literal); err != nil {
+				return "", err
+			}
+			return f(pattern, s, repl)
+		}, ok
+	}
+}
+
+func guardSplitList(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(string, string) []string)
+	return func(sep, s string) ([]string, error) {
+		if err := env.items(name, float64(splitCount(sep, s))); err != nil {
+			return nil, err
+		}
+		return f(sep, s), nil
+	}, ok
+}
+
+func guardSplit(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(string, string) map[string]string)
+	return func(sep, s string) (map[string]string, error) {
+		if err := env.items(name, float64(splitCount(sep, s))); err != nil {
+			return nil, err
+		}
+		return f(sep, s), nil
+	}, ok
+}
+
+// guardRegexList asks for one more item than a list may hold.
+func guardRegexList(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(string, string, int) []string)
+	return func(pattern, s string, n int) ([]string, error) {
+		if err := env.check(); err != nil {
+			return nil, err
+		}
+		out := f(pattern, s, env.cap(n))
+		return out, env.items(name, float64(len(out)))
+	}, ok
+}
+
+func guardMustRegexList(env *Env, name string, fn any) (any, bool) {
+	f, ok := fn.(func(string, string, int) ([]string, error))
+	return func(pattern, s string, n int) ([]string, error) {
+		if err := env.check(); err != nil {
+			return nil, err
+		}
+		out, err := f(pattern, s, env.cap(n))
+		if err != nil {
+			return nil, err
+		}
+		return out, env.items(name, float64(len(out)))
+	}, ok
 }
 
 // postcheck wraps a function that builds a text or a list at most a few
