@@ -195,6 +195,9 @@ func (v *Variant) validate(ctx context.Context, in Input, doc *input.Document, r
 	if err := verbatim.CheckInput(doc, v.manifest.Verbatim); err != nil {
 		return nil, doc.Locate(err)
 	}
+	if err := checkBidi(doc, v.schema.Root()); err != nil {
+		return nil, doc.Locate(err)
+	}
 	if err := v.rules.Check(doc); err != nil {
 		return nil, doc.Locate(err)
 	}

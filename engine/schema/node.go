@@ -172,3 +172,20 @@ func onlyType(s *jsonschema.Schema, types ...string) bool {
 	}
 	return true
 }
+
+// AllowBidiKeyword is the schema keyword that lets a string property hold
+// bidirectional controls (U+202E and the like), which inputs are otherwise
+// refused for: "x-promptsmith-allow-bidi": true, for text in a language
+// that needs them.
+const AllowBidiKeyword = "x-promptsmith-allow-bidi"
+
+// AllowsBidi reports whether a schema at the node says
+// "x-promptsmith-allow-bidi": true.
+func (n Node) AllowsBidi() bool {
+	for _, s := range n.closure() {
+		if v, ok := n.set.rawNode(s)[AllowBidiKeyword].(bool); ok && v {
+			return true
+		}
+	}
+	return false
+}

@@ -16,7 +16,9 @@ func Of(vb manifest.Verbatim) Markers { return Markers{vb.Start, vb.End} }
 
 // CheckInput enforces, before rendering, everything that keeps the verbatim
 // fields of doc extractable: each exists, fits its limit, its markers
-// balance, and no other input string carries marker text.
+// balance, no other input string carries marker text, and no string at
+// all carries text that reads as a marker once its invisible characters
+// are dropped (HiddenMarker).
 func CheckInput(doc *input.Document, decls []manifest.Verbatim) error {
 	root := doc.Root
 	for _, vb := range decls {
@@ -66,6 +68,18 @@ func CheckInput(doc *input.Document, decls []manifest.Verbatim) error {
 	}
 	input.WalkStrings(root, func(path []string, s string) {
 		for i, vb := range decls {
+			if h, ok := Of(vb).HiddenMarker(s); ok {
+				// Marker text with invisible characters in it, or other
+				// spaces: a model reads it as the marker, wherever it is.
+				ptr := pointer.Join(path)
+				if bad != nil && bad.Field <= ptr {
+					continue
+				}
+				bad = problem.Input(ptr, "line %d reads as the marker %q of %s once its invisible characters are dropped (it holds %s)",
+					h.Line, h.Marker, vb.Name, CodePoint(h.Rune)).
+					Hint("remove the marker text, or the invisible characters in it: a model reading the prompt would take it for a marker")
+				continue
+			}
 			if slices.Equal(path, fields[i]) { // the field itself, checked above
 				continue
 			}
@@ -73,7 +87,7 @@ func CheckInput(doc *input.Document, decls []manifest.Verbatim) error {
 				continue
 			}
 			ptr := pointer.Join(path)
-			if bad != nil && bad.Field < ptr {
+			if bad != nil && bad.Field <= ptr {
 				continue
 			}
 			bad = problem.Input(ptr, "contains the marker text of %s", vb.Name).

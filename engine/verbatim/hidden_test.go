@@ -1,0 +1,35 @@
+package verbatim
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHiddenMarker: marker text with invisible characters in it is found
+// at its line and offset, with the character that hides it, after text of
+// many scripts; the markers themselves, and invisible characters around
+// them or elsewhere, are not.
+func TestHiddenMarker(t *testing.T) {
+	m := Markers{"<!-- PARENT PROMPT START -->", "<!-- PARENT PROMPT END -->"}
+	head := strings.Repeat("Grüße, 世界 \u200d\n", 100)
+	for _, c := range []struct {
+		s    string
+		at   int
+		line int
+		r    rune
+	}{
+		{head + "<!-- PARENT PROMPT\u200b START -->\n", len(head), 101, 0x200B},
+		{head + "x <!-- PARENT PROMPT END \u202e-->", len(head) + 2, 101, 0x202E},
+		{m.Start + "\n" + m.End + "\n<!-- PARENT PROMPT\u3000END -->", 2*len(m.Start)/2 + len(m.End) + 2, 3, 0x3000},
+	} {
+		h, ok := m.HiddenMarker(c.s)
+		if !ok || h.At != c.at || h.Line != c.line || h.Rune != c.r {
+			t.Errorf("%q: %+v %v, want at %d line %d %U", c.s[max(0, len(c.s)-60):], h, ok, c.at, c.line, c.r)
+		}
+	}
+	for _, s := range []string{head, m.Start + "\n" + head + m.End, "\u200b" + m.Start + "\u200b", "<!-- PARENT PROMPT STAR\u200bT", strings.Repeat("\u200b", 1000)} {
+		if h, ok := m.HiddenMarker(s); ok {
+			t.Errorf("%.40q: %+v", s, h)
+		}
+	}
+}
