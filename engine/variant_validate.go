@@ -24,6 +24,7 @@ func (v *variantFiles) validateManifest(files []string, sources map[string]strin
 		func() error { return v.checkSections(files) },
 		v.checkBudgetExamples,
 		v.checkCache,
+		v.checkSeed,
 	} {
 		if err := check(); err != nil {
 			return nil, err
@@ -113,6 +114,24 @@ func (v *variantFiles) checkBudgetExamples() error {
 			return problem.Template(v.manifestFile(), "budget_examples[%d]: no example %q", i, be.Example).
 				Hint("the examples are the files of %s/examples", v.dir)
 		}
+	}
+	return nil
+}
+
+// checkSeed: each pinned example is an example of the variant.
+func (v *variantFiles) checkSeed() error {
+	if v.manifest.Seed == nil {
+		return nil
+	}
+	for i, name := range v.manifest.Seed.Pinned {
+		if _, ok := v.examples[name]; ok {
+			continue
+		}
+		e := problem.Template(v.manifestFile(), "seed.pinned[%d]: no example %q", i, name)
+		if near := problem.Closest(name, slices.Sorted(maps.Keys(v.examples))); near != "" {
+			e.Hint("did you mean %q?", near)
+		}
+		return e.Hint("a pinned example is a file of %s/examples, named without its extension; remove the name if the example is gone", v.dir)
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func TestLintReport(t *testing.T) {
 schemas/ok.schema.json:4:3: warning: no template of ok reads .extra, nor does its manifest: what a caller sends for it changes no prompt; use it, or remove it from the schema
 templates/ok/_unused.tmpl:1:1: warning: partial _unused.tmpl is used by no template: nothing includes it ({{ template "_unused.tmpl" . }} or include "_unused.tmpl" .); use it or delete it
 templates/ok/tail.md.tmpl:3:1: warning: the code fence ` + "```" + ` opened here is never closed in tail.md.tmpl: the rest of the prompt would be code; close it with a line ` + "```" + `
-templates/worse/prompt.yaml:2: error: unknown field "sectionz" (did you mean "sections"?; the fields here are: description, schema, sections, join, ids, verbatim, rules, checks, log, gather, budget, budget_examples, cache; templates/README.md lists the manifest's fields)
+templates/worse/prompt.yaml:2: error: unknown field "sectionz" (did you mean "sections"?; the fields here are: description, schema, sections, join, ids, verbatim, rules, checks, log, gather, budget, budget_examples, cache, seed; templates/README.md lists the manifest's fields)
 templates/ok/main.md.tmpl:2:4: error: index: reflect: slice index out of range (in index .items 0) (fix the template at that line) (in 2 examples: a, b)
 
 golden files (not lint errors: render test shows the diffs and fails on them, render test --update accepts them):

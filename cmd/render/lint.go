@@ -27,7 +27,10 @@ func (a *app) lintCommand() *cobra.Command {
   - what is there for nothing (warnings): a property of the schema that no
     template reads, nor the manifest; a partial (_name.tmpl) that nothing
     includes; a code fence (` + "```" + `) a section opens and never closes;
-  - every example validates, renders and passes its checks.
+  - every example validates, renders and passes its checks;
+  - every example pinned to a seed (seed.pinned in prompt.yaml) still
+    renders as its golden file, the seed builder's output: one that does
+    not is an error naming the seed. The pins are listed per variant.
 
 Each finding is one line, file:line:col: error|warning: message, like go vet,
 once per place: a problem many examples hit is one line that counts them.
@@ -68,7 +71,7 @@ its exit status.`,
 				}
 				findings = append(findings, librarylint.CoverageFindings(covs)...)
 			}
-			return a.reportLint(findings)
+			return a.reportLint(findings, librarylint.Pins(lib, args))
 		},
 	}
 	cmd.Flags().BoolVar(&cover, "cover", false, "warn of each branch of the templates (if, else, with, range) that no example takes")
@@ -94,7 +97,7 @@ func lintLibrary(a *app, lib *engine.Library, root string, names []string) ([]li
 // then the branches no example takes, then the golden files, each in its
 // own section, and a summary line. It sets exit status 1 on an error of
 // the library.
-func (a *app) reportLint(findings []lint.Finding) error {
+func (a *app) reportLint(findings []lint.Finding, pins []string) error {
 	findings = librarylint.Merge(findings)
 	var problems, coverage, goldens []lint.Finding
 	errs, warnings := 0, 0
@@ -145,6 +148,12 @@ func (a *app) reportLint(findings []lint.Finding) error {
 		}
 	}
 	section("branches no example takes (add an example that takes each; render test --cover):", coverage)
+	if len(pins) > 0 && len(problems) > 0 {
+		b.WriteByte('\n')
+	}
+	for _, p := range pins {
+		b.WriteString(p + "; render test --update never rewrites their golden files\n")
+	}
 	section("golden files (not lint errors: render test shows the diffs and fails on them, render test --update accepts them):", goldens)
 	if errs == 0 {
 		fmt.Fprintf(&b, "lint: no errors (%d warning(s))", warnings)

@@ -34,6 +34,11 @@ example or variant produces, and says which changed: review them, then
 commit. It writes only into a working copy, never from the embedded library;
 outside a working copy (and without --templates) test refuses to run.
 
+An example pinned to a seed (seed.pinned in prompt.yaml) has the seed
+builder's output for golden file: test names the seed when its prompt
+differs, and --update never rewrites it (it exits 1 and says so); undo the
+change, or unpin the example. test lists the pins per variant.
+
 --cover also reports the branches of the templates (the body of each if,
 with and range, each else, and the empty else of an if or with that has
 none) that no example takes, at their file:line:col, and the share taken
@@ -92,21 +97,28 @@ func (a *app) reportTests(outcomes []golden.Outcome) error {
 		Status  string `json:"status"`
 		Diff    string `json:"diff,omitempty"`
 		Error   string `json:"error,omitempty"`
+		Seed    string `json:"seed,omitempty"` // the seed the example is pinned to
 	}
 	var list []entry
 	var b strings.Builder
 	acceptable := 0 // failures --update resolves: a file that differs, is missing or has no example
+	refused := false
+	pinnedBroken := 0 // pinned examples whose prompt differs from the seed's: --update will not (or did not) write them
 	for _, o := range outcomes {
 		if !o.OK() {
 			failed++
 		}
-		if o.Status == golden.Differs || o.Status == golden.Missing || o.Status == golden.Stale {
+		switch {
+		case o.Seed != "" && (o.Status == golden.Differs || o.Status == golden.Refused):
+			pinnedBroken++
+			refused = refused || o.Status == golden.Refused
+		case o.Status == golden.Differs || o.Status == golden.Missing || o.Status == golden.Stale:
 			acceptable++
 		}
 		if o.Status == golden.Updated || o.Status == golden.Removed {
 			changed++
 		}
-		e := entry{Variant: o.Variant, Example: o.Example, Lang: o.Lang, File: o.File, Status: string(o.Status), Diff: o.Diff}
+		e := entry{Variant: o.Variant, Example: o.Example, Lang: o.Lang, File: o.File, Status: string(o.Status), Diff: o.Diff, Seed: o.Seed}
 		if o.Err != nil {
 			e.Error = o.Err.Error()
 		}
@@ -123,9 +135,46 @@ func (a *app) reportTests(outcomes []golden.Outcome) error {
 		return a.writeOutput("", jsonBytes(list))
 	}
 	fmt.Fprintf(&b, "%d golden file(s): %d ok, %d changed, %d failed\n", len(outcomes), len(outcomes)-failed-changed, changed, failed)
-	if acceptable > 0 {
+	b.WriteString(pinnedSummary(outcomes))
+	if pinnedBroken > 0 {
+		fmt.Fprintf(&b, "%d pinned example(s) no longer render as their seed does (FAIL above): render test --update never rewrites their golden files; undo the change, or unpin the example (seed.pinned in prompt.yaml)\n", pinnedBroken)
+	}
+	if refused {
+		b.WriteString("--update wrote nothing: no golden file moves while a pinned example differs from its seed\n")
+	}
+	if acceptable > 0 && pinnedBroken == 0 {
 		// The next step: the diffs above are what --update would write.
 		fmt.Fprintf(&b, "read the diffs above; if they are what you meant, render test --update writes them (%d file(s)), then commit them with the templates\n", acceptable)
 	}
 	return a.writeOutput("", []byte(b.String()))
+}
+
+// pinnedSummary says, per variant, how many examples are pinned to its
+// seed: "pinned to seeds: squad 24 examples (seed 002_x.txt (...)), ...",
+// or nothing when none is.
+func pinnedSummary(outcomes []golden.Outcome) string {
+	var parts []string
+	count := map[string]int{}
+	for _, o := range outcomes {
+		if o.Seed == "" {
+			continue
+		}
+		if count[o.Variant] == 0 {
+			parts = append(parts, o.Variant)
+		}
+		count[o.Variant]++
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	seeds := map[string]string{}
+	for _, o := range outcomes {
+		if o.Seed != "" {
+			seeds[o.Variant] = o.Seed
+		}
+	}
+	for i, v := range parts {
+		parts[i] = fmt.Sprintf("%s %d example(s) to %s", v, count[v], seeds[v])
+	}
+	return "pinned: " + strings.Join(parts, "; ") + "\n"
 }

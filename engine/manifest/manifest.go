@@ -49,6 +49,40 @@ type Manifest struct {
 	// Cache declares the input fields that change between requests and
 	// where a provider's cache breakpoints go (cache.go).
 	Cache *Cache `yaml:"cache" json:"cache,omitempty"`
+	// Seed names the document whose builder the variant's prompts are held
+	// to byte for byte, and the examples pinned to it.
+	Seed *Seed `yaml:"seed" json:"seed,omitempty"`
+}
+
+// Seed is the document a variant reproduces (a file of the seeds folder,
+// such as 002_a6e0a108699b94e3.txt), the builder in it whose output the
+// variant writes, and the examples whose prompts are held to that
+// builder's byte for byte: their golden files are the builder's output,
+// which the module's seed tests compare with a transcription of the
+// builder. render test never rewrites a pinned example's golden file; an
+// example not pinned (one using a field the seed does not know) is
+// golden-tested like any other.
+type Seed struct {
+	Document string   `yaml:"document" json:"document"`
+	Builder  string   `yaml:"builder" json:"builder,omitempty"`
+	Pinned   []string `yaml:"pinned" json:"pinned"`
+}
+
+// Pins reports whether the example is pinned to the seed; a nil Seed pins
+// nothing.
+func (s *Seed) Pins(example string) bool {
+	return s != nil && slices.Contains(s.Pinned, example)
+}
+
+// String names the seed as messages do: "seed 002_x.txt (buildX in y.ts)".
+func (s *Seed) String() string {
+	if s == nil {
+		return ""
+	}
+	if s.Builder == "" {
+		return "seed " + s.Document
+	}
+	return "seed " + s.Document + " (" + s.Builder + ")"
 }
 
 // BudgetExample renders an example fitted to MaxTokens tokens of the
@@ -215,6 +249,9 @@ func Parse(file string, data []byte) (*Manifest, error) {
 			return nil, problem.Template(file, "id %q: length must be between 1 and 64 hex digits", name)
 		}
 	}
+	if err := m.Seed.check(file); err != nil {
+		return nil, err
+	}
 	if err := checkProbes(file, m.Gather); err != nil {
 		return nil, err
 	}
@@ -362,4 +399,26 @@ func (m *Manifest) Pointers() []string {
 		ps = append(ps, u.List, u.Text)
 	}
 	return ps
+}
+
+// check: a seed names its document, and pins each example once.
+func (s *Seed) check(file string) error {
+	if s == nil {
+		return nil
+	}
+	if strings.TrimSpace(s.Document) == "" {
+		return problem.Template(file, "seed: document is empty").
+			Hint("name the seed document the variant reproduces, e.g. document: 002_a6e0a108699b94e3.txt, or remove seed:")
+	}
+	seen := map[string]bool{}
+	for i, name := range s.Pinned {
+		if name == "" {
+			return problem.Template(file, "seed.pinned[%d] is empty", i).Hint("name an example, the file name under examples/ without its extension")
+		}
+		if seen[name] {
+			return problem.Template(file, "seed.pinned[%d]: example %q is pinned twice", i, name).Hint("remove one of the two")
+		}
+		seen[name] = true
+	}
+	return nil
 }

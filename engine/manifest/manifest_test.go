@@ -53,6 +53,10 @@ budget:
   - {text: /notes/body, marker: "..."}
 budget_examples:
   - {example: basic, max_tokens: 100}
+seed:
+  document: 002_x.txt
+  builder: buildNote in note.ts
+  pinned: [basic, empty]
 `, manifest.Manifest{
 			Description: "A note",
 			Schema:      "notes",
@@ -84,6 +88,7 @@ budget_examples:
 				{Name: "body", Text: "/notes/body", Marker: str("...")},
 			},
 			BudgetExamples: []manifest.BudgetExample{{Example: "basic", MaxTokens: 100}},
+			Seed:           &manifest.Seed{Document: "002_x.txt", Builder: "buildNote in note.ts", Pinned: []string{"basic", "empty"}},
 		}},
 	}
 	for _, c := range cases {
@@ -107,7 +112,7 @@ budget_examples:
 // manifest's own checks hold.
 func TestParseErrors(t *testing.T) {
 	const readme = "templates/README.md lists the manifest's fields"
-	const top = "the fields here are: description, schema, sections, join, ids, verbatim, rules, checks, log, gather, budget, budget_examples, cache"
+	const top = "the fields here are: description, schema, sections, join, ids, verbatim, rules, checks, log, gather, budget, budget_examples, cache, seed"
 	cases := []struct {
 		name     string
 		src      string
@@ -124,6 +129,9 @@ func TestParseErrors(t *testing.T) {
 			[]string{"the fields here are: name, priority, section, list, text, drop, by, where, keep, marker", readme}, nil},
 		{"two unknown keys", "sections: [a]\nsectoins: [b]\ndescriptoin: x\n", file + ":2", `unknown field "sectoins"`,
 			[]string{`did you mean "sections"?`, top, readme}, []string{file + `:3: unknown field "descriptoin"`}},
+		{"seed without a document", "sections: [a]\nseed: {pinned: [basic]}\n", file, "seed: document is empty", []string{"name the seed document the variant reproduces, e.g. document: 002_a6e0a108699b94e3.txt, or remove seed:"}, nil},
+		{"example pinned twice", "sections: [a]\nseed: {document: s.txt, pinned: [basic, basic]}\n", file, `seed.pinned[1]: example "basic" is pinned twice`, []string{"remove one of the two"}, nil},
+		{"empty pin", "sections: [a]\nseed: {document: s.txt, pinned: [\"\"]}\n", file, "seed.pinned[0] is empty", []string{"name an example, the file name under examples/ without its extension"}, nil},
 		{"text for a list", "sections: a\n", file + ":1", `expected a list, got the text "a"`, []string{readme}, nil},
 		{"text for a number", "sections: [a]\nchecks:\n  max_bytes: lots\n", file + ":3", `expected a whole number, got the text "lots"`, []string{readme}, nil},
 		{"boolean for a number", "sections: [a]\nchecks: {max_bytes: true}\n", file + ":2", `expected a whole number, got the boolean "true"`, []string{readme}, nil},
@@ -342,7 +350,7 @@ func TestFieldNames(t *testing.T) {
 		typ  string
 		want []string
 	}{
-		{"Manifest", []string{"description", "schema", "sections", "join", "ids", "verbatim", "rules", "checks", "log", "gather", "budget", "budget_examples", "cache"}},
+		{"Manifest", []string{"description", "schema", "sections", "join", "ids", "verbatim", "rules", "checks", "log", "gather", "budget", "budget_examples", "cache", "seed"}},
 		{"Checks", []string{"headings", "forbid", "require", "max_bytes"}},
 		{"TextRule", []string{"text", "when", "outside_verbatim"}},
 		{"Unit", []string{"name", "priority", "section", "list", "text", "drop", "by", "where", "keep", "marker"}},

@@ -29,6 +29,10 @@ const (
 	Stale   Status = "stale"   // a golden file no example produces
 	Failed  Status = "failed"  // the example did not render: Err says why
 	Removed Status = "removed" // a stale golden file was deleted
+	// Refused: the example is pinned to a seed (prompt.yaml's seed.pinned)
+	// and its prompt differs from its golden file, the seed builder's
+	// output; --update does not rewrite it.
+	Refused Status = "refused"
 )
 
 // Outcome is one golden file's comparison.
@@ -38,8 +42,14 @@ type Outcome struct {
 	Lang    string // the language (typegen.Lang), for generated types
 	File    string // path of the golden file
 	Status  Status
-	Diff    string // unified diff, golden file first, for Differs
+	Diff    string // unified diff, golden file first, for Differs and Refused
 	Err     error  // for Failed
+	// Seed names the seed the example is pinned to ("seed 002_x.txt
+	// (buildX in y.ts)"), for the prompt of a pinned example; its golden
+	// file is the seed builder's output.
+	Seed string
+	// Manifest is the manifest that pins it, for messages.
+	Manifest string
 }
 
 // Examples renders every example of the named variants (all when none is
@@ -48,7 +58,35 @@ type Outcome struct {
 // (dir/<variant>/<example>.md). With update it writes the files that
 // differ or are missing, and deletes those no example produces. `go test`
 // and `render test` both run it, so they agree.
+//
+// An update writes nothing when the prompt of an example pinned to a seed
+// differs from its golden file: that outcome is Refused, and the others
+// are as without update, so that the author undoes the change (or unpins
+// the example) before any golden file moves.
 func Examples(ctx context.Context, lib *engine.Library, dir string, variants []string, update bool) ([]Outcome, error) {
+	if !update {
+		return examples(ctx, lib, dir, variants, false)
+	}
+	out, err := examples(ctx, lib, dir, variants, false)
+	if err != nil || !refuse(out) {
+		return examples(ctx, lib, dir, variants, true)
+	}
+	return out, nil
+}
+
+// refuse reports whether an update must write nothing, a pinned example's
+// prompt differing from its golden file, and marks those outcomes Refused.
+func refuse(out []Outcome) bool {
+	refused := false
+	for i := range out {
+		if out[i].Seed != "" && out[i].Status == Differs {
+			out[i].Status, refused = Refused, true
+		}
+	}
+	return refused
+}
+
+func examples(ctx context.Context, lib *engine.Library, dir string, variants []string, update bool) ([]Outcome, error) {
 	if len(variants) == 0 {
 		variants = lib.Names()
 	}
@@ -60,24 +98,29 @@ func Examples(ctx context.Context, lib *engine.Library, dir string, variants []s
 			continue
 		}
 		want := map[string]bool{}
-		check := func(example, file string, render func() (*engine.Result, error)) {
+		seed := v.Manifest().Seed
+		check := func(example, file string, pinned bool, render func() (*engine.Result, error)) {
 			want[file] = true
 			o := Outcome{Variant: name, Example: example, File: filepath.Join(dir, name, file)}
+			if pinned {
+				o.Seed, o.Manifest = seed.String(), "templates/"+name+"/prompt.yaml"
+			}
 			res, err := render()
-			if err != nil {
+			switch {
+			case err != nil:
 				o.Status, o.Err = Failed, err
-			} else {
+			default:
 				o.Status, o.Diff, o.Err = Compare(o.File, []byte(res.Text), update)
 			}
 			out = append(out, o)
 		}
 		for _, ex := range v.Examples() {
 			in, _ := v.Example(ex)
-			check(ex, ex+".md", func() (*engine.Result, error) { return lib.Render(ctx, name, in) })
+			check(ex, ex+".md", seed.Pins(ex), func() (*engine.Result, error) { return lib.Render(ctx, name, in) })
 		}
 		for _, be := range v.Manifest().BudgetExamples {
 			in, _ := v.Example(be.Example)
-			check(be.Example, be.Golden(), func() (*engine.Result, error) {
+			check(be.Example, be.Golden(), false, func() (*engine.Result, error) {
 				tc, err := tokens.New(be.Encoding())
 				if err != nil {
 					return nil, err
@@ -135,6 +178,21 @@ func Compare(path string, got []byte, update bool) (Status, string, error) {
 	return Differs, udiff.Unified(path, "rendered", string(want), string(got)), nil
 }
 
+// pinned is what a failure of a pinned example's prompt means and what to
+// do, after "FAIL <file>: ".
+func (o Outcome) pinned() string {
+	manifest := o.Manifest
+	if manifest == "" {
+		manifest = "prompt.yaml"
+	}
+	what := "the prompt differs from the golden file, the output of " + o.Seed + ", to which " + manifest + " pins example " + o.Example + " (seed.pinned)"
+	todo := "undo the change to the templates or the example; or, if this example must now render otherwise (a field the seed does not know), remove " + o.Example + " from seed.pinned in " + manifest + " and make it an example of its own"
+	if o.Status == Refused {
+		return what + "; --update does not rewrite a pinned example's golden file: " + todo
+	}
+	return what + "; render test --update will not rewrite it: " + todo
+}
+
 // String is the outcome as one line, or a line and its diff.
 func (o Outcome) String() string {
 	subject := o.File
@@ -142,7 +200,10 @@ func (o Outcome) String() string {
 		subject = o.Variant
 	}
 	switch o.Status {
-	case Differs:
+	case Differs, Refused:
+		if o.Seed != "" {
+			return fmt.Sprintf("FAIL %s: %s\n%s", subject, o.pinned(), o.Diff)
+		}
 		what := "the rendered prompt differs"
 		if o.Lang != "" {
 			what = "the generated types differ"

@@ -24,6 +24,9 @@ func All(ctx context.Context, lib *engine.Library, dir string, variants []string
 	if err != nil {
 		return nil, err
 	}
+	if slices.ContainsFunc(out, func(o Outcome) bool { return o.Status == Refused }) {
+		update = false // an update refused writes nothing (see Examples)
+	}
 	out = append(out, Types(lib, filepath.Join(dir, TypesDir), variants, update)...)
 	slices.SortStableFunc(out, func(a, b Outcome) int { return strings.Compare(a.File, b.File) })
 	return out, nil

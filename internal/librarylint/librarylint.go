@@ -100,6 +100,20 @@ func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names 
 			}
 			continue
 		}
+		if o.Seed != "" && o.Status == golden.Differs {
+			// A pinned example no longer renders as its seed does: an error,
+			// which render test --update cannot accept.
+			pos := o.File
+			if v, err := lib.Variant(o.Variant); err == nil {
+				if in, err := v.Example(o.Example); err == nil {
+					pos = in.Name
+				}
+			}
+			out = append(out, lint.Finding{Position: pos, Severity: lint.Error, Kind: lint.KindLint,
+				Message: fmt.Sprintf("example %s is pinned to %s by seed.pinned in %s, and its prompt is no longer that builder's output, %s (render test shows the diff); undo the change, or unpin the example and make it one of its own",
+					o.Example, o.Seed, o.Manifest, o.File)})
+			continue
+		}
 		msg := strings.SplitN(o.String(), "\n", 2)[0]
 		msg = strings.TrimPrefix(strings.TrimPrefix(msg, "FAIL "), o.File+": ")
 		if o.Status == golden.Differs {
@@ -241,6 +255,26 @@ func ErrorFindings(err error) []lint.Finding {
 			msg += " (" + strings.Join(x.Hints, "; ") + ")"
 		}
 		out = append(out, lint.Finding{Position: x.Position, Severity: lint.Error, Kind: lint.KindLint, Message: msg})
+	}
+	return out
+}
+
+// Pins says, per named variant (all when none is) with a seed, how many
+// examples are pinned to it: lines such as "squad: 24 example(s) pinned to
+// seed 002_x.txt (buildX in y.ts)". render lint and render test report them.
+func Pins(lib *engine.Library, names []string) []string {
+	if len(names) == 0 {
+		names = lib.Names()
+	}
+	var out []string
+	for _, name := range names {
+		v, err := lib.Variant(name)
+		if err != nil {
+			continue
+		}
+		if seed := v.Manifest().Seed; seed != nil {
+			out = append(out, fmt.Sprintf("%s: %d example(s) pinned to %s", name, len(seed.Pinned), seed))
+		}
 	}
 	return out
 }

@@ -103,7 +103,7 @@ func library(t *testing.T) (*engine.Library, string) {
 func TestFindings(t *testing.T) {
 	broken := []string{
 		"lint templates/broken/main.md.tmpl:1:1: error: {{if}} opened at templates/broken/main.md.tmpl:1:1 is never closed (add {{ end }} where the if block should end)",
-		`lint templates/worse/prompt.yaml:2: error: unknown field "sectionz" (did you mean "sections"?; the fields here are: description, schema, sections, join, ids, verbatim, rules, checks, log, gather, budget, budget_examples, cache; templates/README.md lists the manifest's fields)`,
+		`lint templates/worse/prompt.yaml:2: error: unknown field "sectionz" (did you mean "sections"?; the fields here are: description, schema, sections, join, ids, verbatim, rules, checks, log, gather, budget, budget_examples, cache, seed; templates/README.md lists the manifest's fields)`,
 	}
 	cases := []struct {
 		name   string
