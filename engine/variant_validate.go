@@ -128,7 +128,7 @@ func (v *variantFiles) checkSeed() error {
 			continue
 		}
 		e := problem.Template(v.manifestFile(), "seed.pinned[%d]: no example %q", i, name)
-		if near := problem.Closest(name, slices.Sorted(maps.Keys(v.examples))); near != "" {
+		if near := phrase.Closest(name, slices.Sorted(maps.Keys(v.examples))); near != "" {
 			e.Hint("did you mean %q?", near)
 		}
 		return e.Hint("a pinned example is a file of %s/examples, named without its extension; remove the name if the example is gone", v.dir)
