@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/engine/input"
 )
 
 // Origin is what a prompt was made from beyond its library: the label and
@@ -163,4 +164,18 @@ func (s *Store) verifyInputs(ctx context.Context, add func(...Problem)) error {
 		add(Problem{Table: "prompts", Hash: h, Reason: "names an input the store does not hold"})
 	}
 	return rows.Err()
+}
+
+// CanonicalInput is a render's input as the store keeps it: the values
+// it decodes to, as JSON with each object's keys in input order
+// (templates range over them in that order), so that the same input
+// given as JSON or YAML, spaced any way, is stored once. nil when it does
+// not decode (it rendered already, so it does), and none is kept.
+func CanonicalInput(in engine.Input) []byte {
+	doc, err := input.Decode(input.Input{Name: in.Name, Data: in.Data}, nil)
+	if err != nil {
+		return nil
+	}
+	defer doc.Release()
+	return input.AppendJSON(nil, doc.Root, doc.Order(), false)
 }

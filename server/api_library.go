@@ -118,19 +118,30 @@ func exampleOp() openapi.Operation {
 }
 
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {
-	p := s.lib().Provenance()
+	st, snap, err := s.stateFor(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	labelHeaders(w, snap)
+	p := st.lib.Provenance()
 	writeJSON(w, http.StatusOK, versionInfo{Build: engine.BuildInfo(), Library: p.Library, LibraryShort: p.Short})
 }
 
 func versionOp() openapi.Operation {
 	return openapi.Operation{Summary: "The program's version, the commit it was built from and the library's hash",
-		Replies: []openapi.Reply{openapi.JSONReply(200, "What the server runs.", openapi.TypeOf[versionInfo]())}}
+		Replies: []openapi.Reply{openapi.JSONReply(200, "What the server runs.", openapi.TypeOf[versionInfo]())}, Labelled: true}
 }
 
 // openapi answers the OpenAPI document of the library served, built once
 // for each library (openapi.go, package openapi).
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
-	st := s.state.Load()
+	st, snap, err := s.stateFor(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	labelHeaders(w, snap)
 	st.once.Do(func() { st.openapi, st.err = s.document(st.lib) })
 	if st.err != nil {
 		s.writeError(w, r, &engine.Error{Kind: engine.KindInternal, Reason: "cannot build the OpenAPI document: " + st.err.Error(), Err: st.err})
@@ -142,8 +153,8 @@ func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
 
 func openapiOp() openapi.Operation {
 	return openapi.Operation{Summary: "This document",
-		Replies: []openapi.Reply{openapi.JSONReply(200, "The OpenAPI 3.1 document of the API as this server serves it.", openapi.Literal(map[string]any{"type": "object"}))},
-		Shared:  []int{500}}
+		Replies: []openapi.Reply{openapi.JSONReply(200, "The OpenAPI 3.1 document of the API as this server serves it: with labels, as it serves the label asked for.", openapi.Literal(map[string]any{"type": "object"}))},
+		Shared:  []int{500}, Labelled: true}
 }
 
 // metricsOp describes GET /metrics, which promhttp answers (metrics.go).

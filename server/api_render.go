@@ -72,18 +72,18 @@ func (s *Server) serveRender(w http.ResponseWriter, r *http.Request, checkOnly b
 	name := r.PathValue("variant")
 	src, err := s.labelSource(w, r, name)
 	if err != nil {
-		s.metrics.renders.WithLabelValues("", outcomeInputError).Inc()
+		s.metrics.renders.WithLabelValues(s.labelOf(r), "", outcomeOf(err)).Inc()
 		s.writeError(w, r, err)
 		return
 	}
 	provenanceHeaders(w, src)
 	a, err := s.renderAnswer(w, r, src, checkOnly)
 	if err != nil {
-		s.metrics.renders.WithLabelValues(name, outcomeOf(err)).Inc()
+		s.metrics.renders.WithLabelValues(src.label, name, outcomeOf(err)).Inc()
 		s.writeStaleError(w, r, err, src.stale)
 		return
 	}
-	s.metrics.renders.WithLabelValues(name, a.outcome).Inc()
+	s.metrics.renders.WithLabelValues(src.label, name, a.outcome).Inc()
 	noteIDs(w, a.ids)
 	resultHeaders(w, a.provenance)
 	writeJSON(w, a.status, a.body)
@@ -123,7 +123,7 @@ func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, src source
 // and its checks passed, records the prompt once the slot is given back.
 func (s *Server) renderAndRecord(ctx context.Context, src source, body []byte, ask tokenAsk, opts []engine.RenderOption, record bool) (rendered, error) {
 	out, err := inSlot(s, ctx, func(ctx context.Context) (rendered, error) {
-		return s.renderIn(ctx, src.v, engine.Input{Name: "body", Data: body}, opts)
+		return s.renderIn(ctx, src.label, src.v, engine.Input{Name: "body", Data: body}, opts)
 	})
 	if err != nil || !record || out.checkErr != nil {
 		return out, err
@@ -160,17 +160,17 @@ func (out rendered) answer(checkOnly bool, stale *engine.Error) answer {
 
 // renderIn renders in with v, timing the render and counting the bytes of
 // its prompt. It runs in the render slot; the audit write does not.
-func (s *Server) renderIn(ctx context.Context, v *engine.Variant, in engine.Input, opts []engine.RenderOption) (rendered, error) {
+func (s *Server) renderIn(ctx context.Context, label string, v *engine.Variant, in engine.Input, opts []engine.RenderOption) (rendered, error) {
 	start := time.Now()
 	res, err := v.Render(ctx, in, opts...)
 	if s.slotHook != nil {
 		s.slotHook()
 	}
-	s.metrics.duration.WithLabelValues(v.Name()).Observe(time.Since(start).Seconds())
+	s.metrics.duration.WithLabelValues(label, v.Name()).Observe(time.Since(start).Seconds())
 	if res == nil {
 		return rendered{}, err
 	}
-	s.metrics.bytes.WithLabelValues(v.Name()).Add(float64(len(res.Text)))
+	s.metrics.bytes.WithLabelValues(label, v.Name()).Add(float64(len(res.Text)))
 	nonNilResult(res)
 	return rendered{res, err}, nil
 }

@@ -2,7 +2,7 @@ package server
 
 import (
 	"github.com/promptsmith/promptsmith/audit"
-	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // originOf is what the audit store records of where a prompt came from:
@@ -13,23 +13,9 @@ func (s *Server) originOf(src source, body []byte, ask tokenAsk) audit.Origin {
 	if !s.AuditInputs || s.Audit == nil {
 		return o
 	}
-	o.Input = canonicalInput(body)
+	o.Input = audit.CanonicalInput(engine.Input{Name: "body", Data: body})
 	if ask.max > 0 {
 		o.MaxTokens, o.Tokens = ask.max, ask.enc
 	}
 	return o
-}
-
-// canonicalInput is a render's input as the audit store keeps it: the
-// values it decodes to, as JSON with each object's keys in input order
-// (templates range over them in that order), so that the same input sent
-// as JSON or YAML, spaced any way, is stored once. The body rendered
-// already, so it decodes; nil if it somehow does not, and none is kept.
-func canonicalInput(body []byte) []byte {
-	doc, err := input.Decode(input.Input{Name: "body", Data: body}, nil)
-	if err != nil {
-		return nil
-	}
-	defer doc.Release()
-	return input.AppendJSON(nil, doc.Root, doc.Order(), false)
 }

@@ -129,20 +129,37 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 	if max <= 0 {
 		max = DefaultMaxEventStreams
 	}
+	// The state of the label the request names (?label=), the server's
+	// without labels: a stream follows its label as it moves.
+	current := func() *state {
+		st, _, err := s.stateFor(r)
+		if err != nil {
+			return nil
+		}
+		return st
+	}
+	first, snap, err := s.stateFor(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	ch, done, err := s.events.subscribe(max)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	defer s.events.unsubscribe(ch)
+	labelHeaders(w, snap)
 	out := startStream(w)
 	if !out.write("retry: 1000\n\n") {
 		return
 	}
-	if r.Header.Get("Last-Event-ID") != s.state.Load().eventID() {
-		if !out.event(s.state.Load()) {
+	sent := r.Header.Get("Last-Event-ID")
+	if sent != first.eventID() {
+		if !out.event(first) {
 			return
 		}
+		sent = first.eventID()
 	}
 	keepAlive := time.NewTicker(eventKeepAlive)
 	defer keepAlive.Stop()
@@ -153,9 +170,14 @@ func (s *Server) streamEvents(w http.ResponseWriter, r *http.Request) {
 		case <-done:
 			return
 		case <-ch:
-			if !out.event(s.state.Load()) {
+			st := current()
+			if st == nil || s.Labels != nil && st.eventID() == sent {
+				continue // another label moved, or this one serves nothing now
+			}
+			if !out.event(st) {
 				return
 			}
+			sent = st.eventID()
 		case <-keepAlive.C:
 			if !out.write(": still here\n\n") {
 				return
@@ -212,9 +234,10 @@ func eventsOp() openapi.Operation {
 		Description: "A text/event-stream that render serve --templates DIR --watch keeps Open: an event named library at once, " +
 			"then one each time the server swaps in the working copy or fails to reload it, each with an id naming the state " +
 			"and a LibraryStatus as its JSON data (components.schemas.LibraryStatus). A client that reconnects with Last-Event-ID " +
-			"gets no event for the state it has seen. Listed only when the server watches its library; at most --max-event-streams are open at once.",
+			"gets no event for the state it has seen. Listed only when the server watches its library; at most --max-event-streams are open at once. " +
+			"With labels (render serve --repo), ?label= picks the label whose library the stream follows.",
 		Mentions: []openapi.Schema{openapi.TypeOf[libraryStatus]()},
 		Replies: []openapi.Reply{{Code: 200, Description: "The stream, until the client leaves or the server stops.", Media: "text/event-stream",
 			Body: openapi.Literal(map[string]any{"type": "string", "description": "Events \"id: N\\nevent: library\\ndata: <LibraryStatus>\\n\\n\" and keep-alive comments."})}},
-		Shared: []int{503}}
+		Shared: []int{503}, Labelled: true}
 }

@@ -49,7 +49,7 @@ func (s *Server) golden(w http.ResponseWriter, r *http.Request) {
 			Hints:  []string{"start it with render serve --templates DIR, DIR holding testdata/golden (render test --update writes it)"}, Err: errNotFound})
 		return
 	}
-	src, err := s.state.Load().source(name)
+	src, err := s.labelSource(w, r, name)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -155,5 +155,5 @@ func goldenOp() openapi.Operation {
 			openapi.JSONReply(404, "No such variant, example or golden file for that budget.", openapi.TypeOf[errorBody]()),
 			openapi.JSONReply(422, "The example does not render, or its prompt fails a check.", openapi.TypeOf[errorBody](), openapi.ProvenanceHeaders()...),
 		},
-		Shared: []int{400, 500, 503}}
+		Shared: []int{400, 500, 503}, Labelled: true}
 }

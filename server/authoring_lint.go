@@ -51,7 +51,12 @@ func (c *lintCache) entry(variant string) *lintEntry {
 // golden files (without a working copy, the static checks alone). A
 // variant that does not load is its error, one finding per problem.
 func (s *Server) lint(w http.ResponseWriter, r *http.Request) {
-	st := s.state.Load()
+	st, snap, err := s.stateFor(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	labelHeaders(w, snap)
 	name := r.PathValue("variant")
 	if _, err := st.lib.Variant(name); err != nil && errors.Is(err, engine.ErrUnknownVariant) {
 		s.writeError(w, r, err)
@@ -121,5 +126,5 @@ func lintOp() openapi.Operation {
 			"A variant that does not load, or is served from its last good version, is one finding per problem of its error.",
 		Params:  []openapi.Param{openapi.VariantParam},
 		Replies: []openapi.Reply{openapi.JSONReply(200, "The findings.", openapi.TypeOf[lintReport]())},
-		Shared:  []int{404, 500, 503}}
+		Shared:  []int{404, 500, 503}, Labelled: true}
 }

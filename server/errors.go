@@ -125,6 +125,7 @@ func statusOf() []causeStatus {
 		{audit.ErrNotFound, http.StatusNotFound},
 		{labels.ErrUnknownLabel, http.StatusNotFound},
 		{labels.ErrConflict, http.StatusConflict},
+		{labels.ErrFailing, http.StatusServiceUnavailable},
 		{errMethod, http.StatusMethodNotAllowed},
 		{errSlowBody, http.StatusRequestTimeout},
 		{errTooLarge, http.StatusRequestEntityTooLarge},

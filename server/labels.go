@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/labels"
 	"github.com/promptsmith/promptsmith/server/internal/openapi"
@@ -38,7 +40,58 @@ func (s *Server) stateFor(r *http.Request) (*state, labels.Snapshot, error) {
 	if err != nil {
 		return nil, labels.Snapshot{}, err
 	}
-	return &state{lib: snap.Library}, snap, nil
+	return s.labelState(snap), snap, nil
+}
+
+// labelState is the state of the library a label serves: one per label,
+// made anew when the label moves, so that what is built once for a
+// library (the OpenAPI document, lint's findings) is built once for each
+// label's, and no more are held than there are labels.
+func (s *Server) labelState(snap labels.Snapshot) *state {
+	if v, ok := s.labelStates.Load(snap.Label); ok && v.(*state).lib == snap.Library {
+		return v.(*state)
+	}
+	st := &state{lib: snap.Library}
+	if snap.Library == s.lib() {
+		st = s.state.Load() // the default label's: its events' generations
+	}
+	s.labelStates.Store(snap.Label, st)
+	return st
+}
+
+// labelOf is the label a request is counted under in the render
+// metrics: the one it names when it is a configured label, the default
+// when it names none, "" without labels or for a name that is no label
+// (a caller's name must not make a metric series).
+func (s *Server) labelOf(r *http.Request) string {
+	if s.Labels == nil {
+		return ""
+	}
+	name, err := requestLabel(r)
+	if err != nil {
+		return ""
+	}
+	if name == "" {
+		return s.Labels.Default()
+	}
+	for _, l := range s.Labels.Config().Labels {
+		if l.Name == name {
+			return name
+		}
+	}
+	return ""
+}
+
+// defaultReady is nil when the default label serves a library: a server
+// whose default label has served nothing since start is not ready, since
+// the requests that name no label would fail.
+func (s *Server) defaultReady() error {
+	if s.Labels == nil || s.Labels.Serves(s.Labels.Default()) {
+		return nil
+	}
+	_, err := s.Labels.Lookup("", "")
+	return &engine.Error{Kind: engine.KindUnavailable, Reason: "the default label " + s.Labels.Default() + " serves nothing", Err: err,
+		Hints: []string{"GET /v1/libraries says why; the other labels serve meanwhile"}}
 }
 
 // requestLabel is the label a request names, "" for the default: by
@@ -122,6 +175,14 @@ func (s *Server) Reload(ctx context.Context) error {
 // that names none.
 func (s *Server) LabelRefreshed(o labels.Outcome) {
 	s.metrics.labelInfo(o)
+	if s.Labels != nil {
+		s.metrics.library.DeletePartialMatch(prometheus.Labels{"label": ""}) // the library New was given is a label's
+		if snap, err := s.Labels.Lookup(o.Label, ""); err == nil {
+			s.metrics.serving(o.Label, snap.Library)
+		} else if errors.Is(err, labels.ErrFailing) {
+			s.metrics.serving(o.Label, nil)
+		}
+	}
 	failure := ""
 	if o.Err != nil {
 		failure = "commit " + o.Commit
@@ -133,11 +194,19 @@ func (s *Server) LabelRefreshed(o labels.Outcome) {
 	switch {
 	case o.Err != nil && prev != failure:
 		s.metrics.labelFailures.WithLabelValues(o.Label).Inc()
-		s.Logger.Error("label stays on its last good version", "label", o.Label, "ref", o.Ref, "commit", o.Commit,
-			"served", o.Served, "error", o.Err.Error())
+		if o.Served == "" {
+			s.Logger.Error("label serves nothing: its renders answer 503 until its ref names a commit that loads", "label", o.Label, "ref", o.Ref,
+				"commit", o.Commit, "error", o.Err.Error())
+		} else {
+			s.Logger.Error("label stays on its last good version", "label", o.Label, "ref", o.Ref, "commit", o.Commit,
+				"served", o.Served, "error", o.Err.Error())
+		}
 	case o.Changed:
 		s.metrics.labelSwitches.WithLabelValues(o.Label).Inc()
 		s.Logger.Info("label serves a new commit", "label", o.Label, "ref", o.Ref, "commit", o.Served, "library", o.Library)
+	}
+	if o.Changed {
+		s.events.notify() // a stream of ?label= follows its label
 	}
 	if !o.Changed || s.Labels == nil || o.Label != s.Labels.Default() {
 		return

@@ -30,12 +30,17 @@ func history(t *testing.T) *testrepo.Repo { return testrepo.NoteHistory(t) }
 // refresh is told to the server, the first once it exists.
 func labelServer(t *testing.T, dir string) *server.Server {
 	t.Helper()
+	return labelServerOf(t, dir, labels.Config{Default: "production", Labels: []labels.Label{
+		{Name: "production", Ref: "refs/tags/prod"}, {Name: "staging", Ref: "refs/heads/main"}}})
+}
+
+// labelServerOf is labelServer for the labels of cfg.
+func labelServerOf(t *testing.T, dir string, cfg labels.Config) *server.Server {
+	t.Helper()
 	var (
 		srv   *server.Server
 		first []labels.Outcome
 	)
-	cfg := labels.Config{Default: "production", Labels: []labels.Label{
-		{Name: "production", Ref: "refs/tags/prod"}, {Name: "staging", Ref: "refs/heads/main"}}}
 	reg, err := labels.New(context.Background(), dir, cfg, labels.Options{OnRefresh: func(o labels.Outcome) {
 		if srv == nil {
 			first = append(first, o)
@@ -46,11 +51,7 @@ func labelServer(t *testing.T, dir string) *server.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := reg.Lookup("", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv = server.New(snap.Library)
+	srv = server.New(reg.Initial().Library)
 	srv.Labels = reg
 	for _, o := range first {
 		srv.LabelRefreshed(o)

@@ -15,7 +15,8 @@ const (
 	outcomeOK            = "ok"             // rendered (and recorded)
 	outcomeInputError    = "input_error"    // the caller's input or call was wrong (4xx)
 	outcomeCheckFailure  = "check_failure"  // the prompt failed a check of its manifest (422)
-	outcomeInternalError = "internal_error" // the library or the server failed (5xx), an audit write included (503)
+	outcomeInternalError = "internal_error" // the library or the server failed (5xx): a bug to report
+	outcomeUnavailable   = "unavailable"    // the audit store did not answer, or the label serves nothing (503): an outage, not a bug
 	outcomeRejected      = "rejected"       // no render slot nor queue place was free (503)
 	outcomeTimeout       = "timeout"        // --render-timeout passed (503)
 	outcomeCancelled     = "cancelled"      // the client went away first
@@ -32,6 +33,8 @@ func outcomeOf(err error) string {
 		return outcomeTimeout
 	case errors.Is(err, errClientGone):
 		return outcomeCancelled
+	case errors.Is(err, errAuditDown), errors.Is(err, labels.ErrFailing):
+		return outcomeUnavailable
 	case status(err) >= 500:
 		return outcomeInternalError
 	}
@@ -73,13 +76,13 @@ func newMetrics() *metrics {
 		registry: prometheus.NewRegistry(),
 		renders: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "promptsmith_renders_total",
-			Help: "Renders and checks by variant and outcome (ok, input_error, check_failure, internal_error, rejected, timeout, cancelled); variant is empty for a name the library does not have.",
-		}, []string{"variant", "outcome"}),
+			Help: "Renders and checks by label, variant and outcome (ok, input_error, check_failure, internal_error, unavailable, rejected, timeout, cancelled); variant is empty for a name the library does not have, label without --repo.",
+		}, []string{"label", "variant", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "promptsmith_render_duration_seconds",
-			Help:    "Time the engine took to render, by variant (waiting for a slot and the audit write not included).",
+			Help:    "Time the engine took to render, by label and variant (waiting for a slot and the audit write not included).",
 			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
-		}, []string{"variant"}),
+		}, []string{"label", "variant"}),
 		wait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "promptsmith_render_queue_seconds",
 			Help:    "Time each render that ran waited for a slot (--max-renders) in the queue (--max-queue): 0 for one that found a slot free.",
@@ -87,8 +90,8 @@ func newMetrics() *metrics {
 		}),
 		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "promptsmith_rendered_bytes_total",
-			Help: "Bytes of prompt text rendered, by variant (check failures included).",
-		}, []string{"variant"}),
+			Help: "Bytes of prompt text rendered, by label and variant (check failures included).",
+		}, []string{"label", "variant"}),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "promptsmith_renders_in_flight",
 			Help: "Renders running now, at most --max-renders.",
@@ -128,8 +131,8 @@ func newMetrics() *metrics {
 		}),
 		library: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "promptsmith_library_info",
-			Help: "The library served (hash and short hash) and the program's version; always 1.",
-		}, []string{"library", "library_short", "version"}),
+			Help: "The library each label serves (hash and short hash; label empty without --repo) and the program's version; always 1. A label that serves nothing has none.",
+		}, []string{"label", "library", "library_short", "version"}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "promptsmith_http_requests_total",
 			Help: "HTTP requests by route (the pattern matched, empty for none) and status code.",
@@ -163,11 +166,15 @@ func newMetrics() *metrics {
 	return m
 }
 
-// serving sets promptsmith_library_info to the library now served.
-func (m *metrics) serving(lib *engine.Library) {
+// serving sets promptsmith_library_info to the library a label (""
+// without labels) serves now; nil for none.
+func (m *metrics) serving(label string, lib *engine.Library) {
+	m.library.DeletePartialMatch(prometheus.Labels{"label": label})
+	if lib == nil {
+		return
+	}
 	p := lib.Provenance()
-	m.library.Reset()
-	m.library.WithLabelValues(p.Library, p.Short, p.Version).Set(1)
+	m.library.WithLabelValues(label, p.Library, p.Short, p.Version).Set(1)
 }
 
 // labelInfo sets promptsmith_label_failing for the label of a refresh,

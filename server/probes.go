@@ -67,6 +67,9 @@ func (s *Server) ready(ctx context.Context) error {
 	if s.lib() == nil {
 		return &engine.Error{Kind: engine.KindUnavailable, Reason: "no library is loaded"}
 	}
+	if err := s.defaultReady(); err != nil {
+		return err
+	}
 	if s.Audit == nil {
 		return nil
 	}

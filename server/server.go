@@ -110,6 +110,9 @@ type Server struct {
 	// labelFailures holds, by label, the failure last told of it
 	// (LabelRefreshed), "" once it serves its ref again.
 	labelFailures sync.Map
+	// labelStates holds, by label, the state of the library it serves
+	// (labelState).
+	labelStates sync.Map
 }
 
 // state is the library served and what is made from it.
@@ -141,7 +144,7 @@ func New(lib *engine.Library) *Server {
 		metrics:         newMetrics(),
 	}
 	s.state.Store(&state{lib: lib})
-	s.metrics.serving(lib)
+	s.metrics.serving("", lib)
 	s.metrics.registry.MustRegister(newPoolCollector(s))
 	s.routes = s.routeTable()
 	s.mux = s.newMux()
@@ -158,7 +161,9 @@ func (s *Server) Swap(lib *engine.Library) {
 			break
 		}
 	}
-	s.metrics.serving(lib)
+	if s.Labels == nil { // LabelRefreshed says what each label serves
+		s.metrics.serving("", lib)
+	}
 	s.metrics.reloads.Inc()
 	if lib.Err() != nil {
 		s.metrics.reloadFailures.Inc()

@@ -81,12 +81,12 @@ func TestMetrics(t *testing.T) {
 
 	m := scrape(t, ts, "")
 	want := map[string]string{
-		`promptsmith_renders_total{outcome="ok",variant="delegation"}`:                                  "4",
-		`promptsmith_renders_total{outcome="input_error",variant="delegation"}`:                         "1",
-		`promptsmith_renders_total{outcome="check_failure",variant="delegation"}`:                       "1",
-		`promptsmith_renders_total{outcome="internal_error",variant="delegation"}`:                      "1",
-		`promptsmith_renders_total{outcome="input_error",variant=""}`:                                   "1",
-		`promptsmith_render_duration_seconds_count{variant="delegation"}`:                               "7",
+		`promptsmith_renders_total{label="",outcome="ok",variant="delegation"}`:                         "4",
+		`promptsmith_renders_total{label="",outcome="input_error",variant="delegation"}`:                "1",
+		`promptsmith_renders_total{label="",outcome="check_failure",variant="delegation"}`:              "1",
+		`promptsmith_renders_total{label="",outcome="unavailable",variant="delegation"}`:                "1",
+		`promptsmith_renders_total{label="",outcome="input_error",variant=""}`:                          "1",
+		`promptsmith_render_duration_seconds_count{label="",variant="delegation"}`:                      "7",
 		`promptsmith_audit_writes_total`:                                                                "4",
 		`promptsmith_audit_failures_total`:                                                              "1",
 		`promptsmith_renders_in_flight`:                                                                 "0",
@@ -101,7 +101,7 @@ func TestMetrics(t *testing.T) {
 		`promptsmith_audit_write_duration_seconds_count`:                                                "4",
 		`promptsmith_http_request_duration_seconds_count{code="200",route="POST /v1/render/{variant}"}`: "3",
 		`promptsmith_http_request_duration_seconds_count{code="404",route=""}`:                          "1",
-		`promptsmith_library_info{library="` + lib.Provenance().Library + `",library_short="` + lib.Provenance().Short + `",version="` + lib.Provenance().Version + `"}`: "1",
+		`promptsmith_library_info{label="",library="` + lib.Provenance().Library + `",library_short="` + lib.Provenance().Short + `",version="` + lib.Provenance().Version + `"}`: "1",
 	}
 	for k, v := range want {
 		if m[k] != v {
@@ -112,7 +112,7 @@ func TestMetrics(t *testing.T) {
 	// render whose audit write failed.
 	res, _ := lib.Render(context.Background(), "delegation", engine.Input{Name: "x", Data: []byte(input)})
 	failed, _ := lib.Render(context.Background(), "delegation", engine.Input{Name: "x", Data: []byte(failingCheck)})
-	if got, want := m[`promptsmith_rendered_bytes_total{variant="delegation"}`], len(res.Text)*5+len(failed.Text); got != fmt.Sprint(want) {
+	if got, want := m[`promptsmith_rendered_bytes_total{label="",variant="delegation"}`], len(res.Text)*5+len(failed.Text); got != fmt.Sprint(want) {
 		t.Errorf("bytes rendered %s, want %d", got, want)
 	}
 	if m["go_goroutines"] == "" || m["process_open_fds"] == "" && m["process_cpu_seconds_total"] == "" {
@@ -172,7 +172,7 @@ func TestBoundedRenders(t *testing.T) {
 		t.Errorf("%d renders ran at once, want 2", most.Load())
 	}
 	m := scrape(t, ts, "")
-	if m[`promptsmith_renders_total{outcome="rejected",variant="delegation"}`] != "1" || m[`promptsmith_renders_total{outcome="ok",variant="delegation"}`] != "3" {
+	if m[`promptsmith_renders_total{label="",outcome="rejected",variant="delegation"}`] != "1" || m[`promptsmith_renders_total{label="",outcome="ok",variant="delegation"}`] != "3" {
 		t.Errorf("outcomes: %v", m)
 	}
 }
@@ -496,7 +496,7 @@ func TestClientLeaves(t *testing.T) {
 	// test cannot see: poll; the deadline only bounds a hung server.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		m := scrape(t, ts, "")
-		if m[`promptsmith_renders_total{outcome="cancelled",variant="delegation"}`] == "1" && m[`promptsmith_renders_total{outcome="ok",variant="delegation"}`] == "1" {
+		if m[`promptsmith_renders_total{label="",outcome="cancelled",variant="delegation"}`] == "1" && m[`promptsmith_renders_total{label="",outcome="ok",variant="delegation"}`] == "1" {
 			break
 		}
 		if time.Now().After(deadline) {

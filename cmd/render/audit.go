@@ -26,8 +26,10 @@ const auditKeyEnv = "PROMPTSMITH_AUDIT_KEY"
 const auditKeyUsage = "sign every record with the HMAC-SHA256 key in this file, and refuse to read a record that does not verify with it (default: the file " + auditKeyEnv + " names)"
 
 // record stores a rendered prompt when --audit FILE or URL is set, signed
-// with the key of the file PROMPTSMITH_AUDIT_KEY names, if it names one.
-func (a *app) record(v *engine.Variant, res *engine.Result) error {
+// with the key of the file PROMPTSMITH_AUDIT_KEY names, if it names one;
+// with --audit-inputs, with its input (canonical JSON, as render serve
+// keeps it) and budget, so that render audit replay renders it again.
+func (a *app) record(v *engine.Variant, in engine.Input, res *engine.Result) error {
 	if a.audit == "" {
 		return nil
 	}
@@ -36,8 +38,23 @@ func (a *app) record(v *engine.Variant, res *engine.Result) error {
 		return err
 	}
 	defer store.Close()
-	if _, err := store.Record(a.ctx, v, res); err != nil {
+	var o audit.Origin
+	if a.auditInputs {
+		o.Input = audit.CanonicalInput(in)
+		if a.maxTokens > 0 {
+			o.MaxTokens, o.Tokens = a.maxTokens, a.tokens
+		}
+	}
+	if _, err := store.RecordFrom(a.ctx, v, res, o); err != nil {
 		return fileError(a.audit, "cannot record the prompt", err)
+	}
+	return nil
+}
+
+// checkAuditInputs refuses --audit-inputs without --audit.
+func (a *app) checkAuditInputs() error {
+	if a.auditInputs && a.audit == "" {
+		return usageError("--audit-inputs needs --audit FILE or URL: the inputs are kept in the audit store")
 	}
 	return nil
 }

@@ -108,14 +108,15 @@ func (a *app) gather(cmd *cobra.Command, variant string, o gatherOptions) error 
 	if !o.render {
 		return a.writeOutput(o.output, completed)
 	}
-	res, err := v.Render(ctx, engine.Input{Name: "gathered input", Data: completed}, opts...)
+	in := engine.Input{Name: "gathered input", Data: completed}
+	res, err := v.Render(ctx, in, opts...)
 	if err != nil {
 		err = basePositions(err, base)
 	}
 	if res == nil {
 		return err
 	}
-	return a.emit(v, res, err, o.output)
+	return a.emit(v, in, res, err, o.output)
 }
 
 // warn prints gather warnings on stderr, one a line: the field and why it

@@ -65,10 +65,13 @@ type app struct {
 	log            bool
 	audit          string
 	auditKey       string // the key file's path
-	tokens         string
-	limits         engine.Limits
-	maxTokens      int
-	exit           int
+	// auditInputs: --audit-inputs, the input and budget kept with each
+	// prompt recorded, for render audit replay.
+	auditInputs bool
+	tokens      string
+	limits      engine.Limits
+	maxTokens   int
+	exit        int
 	// workingCopyFound: templates is the working copy the current
 	// directory is in, not a folder --templates named.
 	workingCopyFound bool
@@ -113,6 +116,7 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 	root.PersistentFlags().StringVar(&a.audit, "audit", os.Getenv("PROMPTSMITH_AUDIT"),
 		"record every rendered prompt, and the prompts it embeds, in this audit store: a SQLite file, or a postgres:// URL that replicas share (see render audit)")
 	root.PersistentFlags().StringVar(&a.auditKey, "audit-key", "", auditKeyUsage)
+	root.PersistentFlags().BoolVar(&a.auditInputs, "audit-inputs", false, "with --audit: keep each render's input (canonical JSON, stored once) and budget, so that render audit replay can render it again; inputs hold what callers send, personal data included")
 	root.PersistentFlags().StringVar(&a.tokens, "tokens", "",
 		"count tokens per section with this encoding (o200k_base, cl100k_base, p50k_base, r50k_base); shown by --format json and render check")
 	root.PersistentFlags().IntVar(&a.maxTokens, "max-tokens", 0,

@@ -30,6 +30,9 @@ func (a *app) loadInput(v *engine.Variant, o renderOptions) (engine.Input, error
 
 // render renders a variant; checkOnly prints the check report instead of the prompt.
 func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
+	if err := a.checkAuditInputs(); err != nil {
+		return err
+	}
 	v, err := a.variant(variant)
 	if err != nil {
 		return err
@@ -56,14 +59,14 @@ func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
 		}
 		return a.writeOutput(out, a.checkReport(res))
 	}
-	return a.emit(v, res, err, o.output)
+	return a.emit(v, in, res, err, o.output)
 }
 
 // emit writes a rendered prompt, or its Result under --format json, then
 // records it in the audit store: only a prompt that was written is
 // recorded. A prompt that failed a check is not written: under --format
 // json its Result goes to stdout for tools, and -o is left alone.
-func (a *app) emit(v *engine.Variant, res *engine.Result, err error, output string) error {
+func (a *app) emit(v *engine.Variant, in engine.Input, res *engine.Result, err error, output string) error {
 	if err != nil {
 		if a.format == "json" {
 			_, _ = a.stdout.Write(jsonBytes(res))
@@ -77,7 +80,7 @@ func (a *app) emit(v *engine.Variant, res *engine.Result, err error, output stri
 	if err := a.writeOutput(output, data); err != nil {
 		return err
 	}
-	return a.record(v, res)
+	return a.record(v, in, res)
 }
 
 func (a *app) checkReport(res *engine.Result) []byte {

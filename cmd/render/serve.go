@@ -34,7 +34,6 @@ type serveOptions struct {
 	maxRenders, maxQueue int
 	http                 server.HTTPConfig
 	repo                 repoOptions
-	auditInputs          bool
 }
 
 func defaultServeOptions() serveOptions {
@@ -160,7 +159,6 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.DurationVar(&h.ShutdownTimeout, "shutdown-timeout", h.ShutdownTimeout, "longest wait for the requests in flight on SIGTERM or SIGINT")
 	f.DurationVar(&h.DrainDelay, "drain-delay", h.DrainDelay, "how long to keep serving, with /readyz answering 503, after SIGTERM or SIGINT and before closing the listener")
 	o.repo.register(f)
-	f.BoolVar(&o.auditInputs, "audit-inputs", false, "with --audit: keep each render's input (canonical JSON, stored once) and budget, so that render audit replay can render it again; inputs hold what callers send, personal data included")
 }
 
 // serve runs the server until SIGTERM or SIGINT, and returns once the
@@ -212,10 +210,10 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if o.auditInputs && srv.Audit == nil {
+	if a.auditInputs && srv.Audit == nil {
 		return usageError("--audit-inputs needs --audit FILE or URL: the inputs are kept in the audit store")
 	}
-	srv.AuditInputs = o.auditInputs
+	srv.AuditInputs = a.auditInputs
 	if srv.Labels != nil {
 		followLabels(ctx, srv, o.repo.pollInterval, logger)
 	}

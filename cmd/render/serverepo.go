@@ -79,7 +79,7 @@ func (a *app) labelRegistry(ctx context.Context, o repoOptions, onRefresh func(l
 }
 
 // newLabelServer is the server of render serve --repo: its library is
-// the default label's, and every refresh is told to it (metrics, log,
+// the default label's (reg.Initial), and every refresh is told to it (metrics, log,
 // the default label's library). The outcomes of the first refresh, made
 // before the server exists, are told once it does.
 func (a *app) newLabelServer(ctx context.Context, o repoOptions, logger *slog.Logger) (*server.Server, error) {
@@ -97,11 +97,9 @@ func (a *app) newLabelServer(ctx context.Context, o repoOptions, logger *slog.Lo
 	if err != nil {
 		return nil, err
 	}
-	snap, err := reg.Lookup("", "")
-	if err != nil {
-		return nil, err
-	}
-	srv = server.New(snap.Library)
+	// The default label's library, or while it serves nothing (a broken
+	// commit at start: not ready), another label's.
+	srv = server.New(reg.Initial().Library)
 	srv.Labels, srv.Logger = reg, logger
 	for _, out := range first {
 		srv.LabelRefreshed(out)

@@ -275,3 +275,14 @@ func TestTreeWithALargeFile(t *testing.T) {
 		t.Errorf("within the default limits: %v", err)
 	}
 }
+
+// TestNoGit: with no git on PATH, opening a repository says git is
+// missing, not that the folder is not in a repository.
+func TestNoGit(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PATH", dir)
+	_, err := Open(context.Background(), "", dir)
+	if e := problem.As(err); e == nil || !strings.Contains(e.Reason, "git is not installed") || strings.Contains(e.Reason, "not in a git repository") {
+		t.Errorf("no git on PATH: %v", err)
+	}
+}

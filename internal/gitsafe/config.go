@@ -37,7 +37,7 @@ func (g Git) ReadConfig(ctx context.Context, gitDir string) ([]ConfigEntry, erro
 		return nil, nil // no such setting
 	}
 	if err != nil {
-		return nil, fmt.Errorf("could not read the repository's configuration: %v%s", err, Stderr(err))
+		return nil, fmt.Errorf("could not read the repository's configuration: %w%s", err, Stderr(err))
 	}
 	fields := strings.Split(string(bytes.TrimSuffix(out, []byte{0})), "\x00")
 	var entries []ConfigEntry

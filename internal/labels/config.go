@@ -44,12 +44,19 @@ type Sources struct {
 }
 
 // Config reads the sources into a Config. The default label is
-// Sources.Default, else the file's default:, else the only label there
-// is; with several labels and none named, it is an error rather than a
-// guess, since requests that name no label would be served by it.
+// Sources.Default, else the file's default:, else the first label given:
+// the first of the first source that gives any (the file, then the
+// environment, then the flags), so that render serve --label
+// production=... --label staging=... serves production to a request that
+// names no label.
 func (s Sources) Config() (Config, error) {
 	byName := map[string]string{}
-	def, defaultAt := "", ""
+	def, defaultAt, first := "", "", ""
+	firstOf := func(name string) {
+		if first == "" {
+			first = name
+		}
+	}
 	if s.File != "" {
 		f, err := ReadFile(s.File)
 		if err != nil {
@@ -57,6 +64,7 @@ func (s Sources) Config() (Config, error) {
 		}
 		for _, l := range f.Labels {
 			byName[l.Name] = l.Ref
+			firstOf(l.Name)
 		}
 		def, defaultAt = f.Default, f.defaultAt
 	}
@@ -66,6 +74,7 @@ func (s Sources) Config() (Config, error) {
 	}
 	for _, l := range env {
 		byName[l.Name] = l.Ref
+		firstOf(l.Name)
 	}
 	seen := map[string]string{}
 	for _, v := range s.Flags {
@@ -80,6 +89,7 @@ func (s Sources) Config() (Config, error) {
 		}
 		seen[l.Name] = v
 		byName[l.Name] = l.Ref
+		firstOf(l.Name)
 	}
 	if s.Default != "" {
 		def, defaultAt = s.Default, ""
@@ -88,8 +98,8 @@ func (s Sources) Config() (Config, error) {
 	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		cfg.Labels = append(cfg.Labels, Label{Name: name, Ref: byName[name]})
 	}
-	if cfg.Default == "" && len(cfg.Labels) == 1 {
-		cfg.Default = cfg.Labels[0].Name
+	if cfg.Default == "" {
+		cfg.Default = first
 	}
 	return cfg, cfg.Check()
 }
@@ -117,7 +127,7 @@ func (c Config) Check() error {
 	if c.Default == "" {
 		return &engine.Error{Kind: engine.KindUsage, Flag: "--default-label",
 			Reason: fmt.Sprintf("no default label among %s: requests that name no label would have none", strings.Join(names, ", ")),
-			Hints:  []string{"name one with --default-label or default: in the labels file"}}
+			Hints:  []string{"name one with --default-label or default: in the labels file (render serve takes the first label given otherwise)"}}
 	}
 	if !slices.Contains(names, c.Default) {
 		e := &engine.Error{Kind: engine.KindUsage, Flag: "--default-label", Position: c.defaultAt,

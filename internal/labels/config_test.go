@@ -115,13 +115,27 @@ func TestSources(t *testing.T) {
 	if cfg, err := (labels.Sources{Flags: []string{"production=refs/tags/prod"}}).Config(); err != nil || cfg.Default != "production" {
 		t.Errorf("the only label is the default: %+v, %v", cfg, err)
 	}
+	// Several labels and none named: the first given, of the first source
+	// that gives any, whatever the names' order.
+	firsts := []struct {
+		src  labels.Sources
+		want string
+	}{
+		{labels.Sources{Flags: []string{"staging=refs/heads/main", "production=refs/tags/prod"}}, "staging"},
+		{labels.Sources{Env: "production=prod,canary=main", Flags: []string{"staging=main"}}, "production"},
+		{labels.Sources{File: writeFile(t, "labels:\n  zeta: main\n  alpha: prod\n"), Flags: []string{"beta=main"}}, "zeta"},
+	}
+	for _, c := range firsts {
+		if cfg, err := c.src.Config(); err != nil || cfg.Default != c.want {
+			t.Errorf("%+v: default %q, %v; want %q", c.src, cfg.Default, err, c.want)
+		}
+	}
 
 	cases := []struct {
 		src  labels.Sources
 		want string
 	}{
 		{labels.Sources{}, "no labels to serve"},
-		{labels.Sources{Env: "production=prod,staging=main"}, "no default label among production, staging"},
 		{labels.Sources{Env: "production=prod", Default: "prod"}, `the default label "prod" is not a label`},
 		{labels.Sources{Flags: []string{"production=prod", "production=main"}}, `label "production" is given twice`},
 		{labels.Sources{Flags: []string{"production"}}, `--label: "production" is not NAME=REF`},

@@ -11,4 +11,7 @@ var (
 	// ErrConflict: the request pins a library the label no longer (or
 	// not yet) serves.
 	ErrConflict = errors.New("label serves another library")
+	// ErrFailing: the label has served nothing since start, its ref
+	// naming a commit (or nothing) it cannot serve: a 503.
+	ErrFailing = errors.New("label failing")
 )

@@ -68,6 +68,9 @@ func (r *Registry) Refresh(ctx context.Context) ([]Outcome, error) {
 	served := map[string]bool{}
 	libs := make([]*engine.Library, 0, len(next))
 	for _, e := range next {
+		if e.snap.Library == nil {
+			continue // failing since start
+		}
 		served[e.key] = true
 		libs = append(libs, e.snap.Library)
 	}
@@ -92,8 +95,8 @@ func (r *Registry) refreshLabel(ctx context.Context, l Label, old *entry) (*entr
 	o := Outcome{Label: l.Name, Ref: l.Ref}
 	fail := func(commit string, err error) (*entry, Outcome) {
 		o.Commit, o.Err = commit, err
-		if old == nil {
-			return nil, o
+		if old == nil { // failing since start: served as failing
+			return &entry{snap: Snapshot{Label: l.Name, Ref: l.Ref}, checkedAt: now, err: engine.AsError(err), failing: commit}, o
 		}
 		e := *old
 		e.checkedAt, e.err, e.failing = now, engine.AsError(err), commit
@@ -153,7 +156,11 @@ func failing(outcomes []Outcome) error {
 			continue
 		}
 		e := *engine.AsError(o.Err)
-		e.Reason = fmt.Sprintf("label %s (%s) stays on commit %s: %s", o.Label, o.Ref, short(o.Served), e.Reason)
+		if o.Served == "" {
+			e.Reason = fmt.Sprintf("label %s (%s) serves nothing: %s", o.Label, o.Ref, e.Reason)
+		} else {
+			e.Reason = fmt.Sprintf("label %s (%s) stays on commit %s: %s", o.Label, o.Ref, short(o.Served), e.Reason)
+		}
 		all = append(all, &e)
 	}
 	if len(all) == 0 {

@@ -45,10 +45,14 @@ type Registry struct {
 
 // New opens the repository at dir (a working copy, whose library is at
 // its folder in the tree, or a bare repository) and loads every label's
-// library. It refuses to start when a label cannot be served, its ref
-// naming no commit or its commit's library not loading: there would be
-// no last good version to serve it from. The error names each such
-// label.
+// library. A label that cannot be served at start, its ref naming no
+// commit or its commit's library not loading, is served as failing: its
+// lookups answer ErrFailing, naming the commit and the error, List says
+// so, and a later refresh serves it once its ref names a commit that
+// loads. The others serve meanwhile, so that one broken canary commit
+// does not take production down with it when the process restarts. New
+// refuses to start only when no label can be served at all; the error
+// names each label.
 func New(ctx context.Context, dir string, cfg Config, opts Options) (*Registry, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
@@ -70,15 +74,16 @@ func New(ctx context.Context, dir string, cfg Config, opts Options) (*Registry, 
 		return nil, err
 	}
 	for _, o := range outcomes {
-		if o.Err != nil {
-			return nil, startError(outcomes)
+		if o.Err == nil {
+			return r, nil
 		}
 	}
-	return r, nil
+	return nil, startError(outcomes)
 }
 
-// startError is the error of labels that cannot be served at start: the
-// first's, with the others in Also, each naming its label.
+// startError is the error of a registry none of whose labels can be
+// served at start: the first label's, with the others in Also, each
+// naming its label.
 func startError(outcomes []Outcome) error {
 	var all []*engine.Error
 	for _, o := range outcomes {
@@ -87,7 +92,7 @@ func startError(outcomes []Outcome) error {
 		}
 		e := *engine.AsError(o.Err)
 		e.Reason = fmt.Sprintf("label %s (%s): %s", o.Label, o.Ref, e.Reason)
-		e.Hints = append(append([]string(nil), e.Hints...), "a label is served from start only when its ref names a commit whose library loads: fix the ref or the library, or leave the label out")
+		e.Hints = append(append([]string(nil), e.Hints...), "no label can be served: fix a ref or the library at its commit (a label that cannot be served while others can is served as failing)")
 		all = append(all, &e)
 	}
 	first := *all[0]
@@ -121,6 +126,9 @@ func (r *Registry) Lookup(label, library string) (Snapshot, error) {
 		}
 		return Snapshot{}, err.Hint("the labels are: %s (GET /v1/libraries lists them with what each serves)", strings.Join(names, ", "))
 	}
+	if e.snap.Library == nil {
+		return Snapshot{}, e.failingError()
+	}
 	if library != "" && !samePin(e.snap.Hash, library) {
 		return Snapshot{}, &engine.Error{Kind: engine.KindUsage, Parameter: "library", Err: ErrConflict,
 			Reason: fmt.Sprintf("label %s serves library %s (commit %s), not %s", name, short(e.snap.Hash), short(e.snap.Commit), library),
@@ -128,6 +136,30 @@ func (r *Registry) Lookup(label, library string) (Snapshot, error) {
 				"GET /v1/libraries says what each label serves"}}
 	}
 	return e.snap, nil
+}
+
+// Initial is the snapshot a server describes its unlabelled endpoints
+// with at start: the default label's, or, while that serves nothing, the
+// first label's that serves (New refuses a registry none of whose labels
+// serve).
+func (r *Registry) Initial() Snapshot {
+	table := *r.table.Load()
+	if e := table[r.cfg.Default]; e != nil && e.snap.Library != nil {
+		return e.snap
+	}
+	for _, l := range r.cfg.Labels {
+		if e := table[l.Name]; e != nil && e.snap.Library != nil {
+			return e.snap
+		}
+	}
+	return Snapshot{}
+}
+
+// Serves reports whether a label serves a library now: false for an
+// unknown label and for one that has failed since start (ErrFailing).
+func (r *Registry) Serves(label string) bool {
+	e := (*r.table.Load())[label]
+	return e != nil && e.snap.Library != nil
 }
 
 // samePin reports whether pin names the library hash: the hash itself,

@@ -184,21 +184,35 @@ func TestBrokenCommit(t *testing.T) {
 	}
 }
 
-// TestMissingRef: a ref that names no commit at start is refused, naming
-// the label; a ref deleted while served leaves its label on its last
-// version; at start, every label that cannot be served is named, a
-// commit whose library does not load included.
+// TestMissingRef: a ref that names no commit at start leaves its label
+// failing, served as such (its lookups answer ErrFailing, naming the
+// label), while the others serve; a ref deleted while served leaves its
+// label on its last version; when no label can be served at start, New
+// refuses, naming each, a commit whose library does not load included;
+// a label failing since start serves once its ref names a good commit.
 func TestMissingRef(t *testing.T) {
 	r := history(t)
 	cfg := twoLabels()
 	cfg.Labels[1].Ref = "refs/heads/nope"
-	_, err := labels.New(context.Background(), r.Dir, cfg, labels.Options{})
-	if e := engine.AsError(err); e == nil || e.Kind != engine.KindUsage ||
-		!strings.HasPrefix(e.Reason, `label staging (refs/heads/nope): unknown ref "refs/heads/nope"`) || len(e.Hints) < 2 {
-		t.Errorf("a missing ref at start: %v", err)
+	reg := open(t, r.Dir, cfg, labels.Options{})
+	if got := mustRender(t, reg, "production"); got != helloV1 {
+		t.Errorf("production beside a failing label: %q", got)
+	}
+	_, err := reg.Lookup("staging", "")
+	if e := engine.AsError(err); e == nil || e.Kind != engine.KindUnavailable || !errors.Is(err, labels.ErrFailing) ||
+		!strings.Contains(e.Reason, `label staging (refs/heads/nope) cannot be served: its ref names no commit: unknown ref "refs/heads/nope"`) {
+		t.Errorf("a label whose ref names no commit at start: %v", err)
+	}
+	if s := reg.List()[1]; s.Status != labels.StateFailing || s.Commit != "" || s.Library != "" || s.Error == nil || reg.Serves("staging") || !reg.Serves("production") {
+		t.Errorf("a label failing since start is listed: %+v", s)
+	}
+	r.Git("branch", "nope", "main")
+	refresh(t, reg)
+	if got := mustRender(t, reg, "staging"); got != helloMore {
+		t.Errorf("staging once its ref names a commit: %q", got)
 	}
 
-	reg := open(t, r.Dir, twoLabels(), labels.Options{})
+	reg = open(t, r.Dir, twoLabels(), labels.Options{})
 	before, _ := reg.Lookup("production", "")
 	r.Git("tag", "-d", "prod")
 	if _, err := reg.Refresh(context.Background()); err == nil {
@@ -214,13 +228,27 @@ func TestMissingRef(t *testing.T) {
 
 	r.CommitFiles("Break note", map[string]string{"templates/note/prompt.yaml": "sections: [head, nothing]\n"})
 	r.Git("tag", "bad")
+	cfg = twoLabels()
 	cfg.Labels[1].Ref = "bad"
 	_, err = labels.New(context.Background(), r.Dir, cfg, labels.Options{})
 	e := engine.AsError(err)
 	if e == nil || !strings.HasPrefix(e.Reason, "label production (refs/tags/prod): unknown ref") || len(e.Also) != 1 ||
 		!strings.HasPrefix(e.Also[0].Reason, "label staging (bad): at bad (commit ") ||
 		!strings.HasPrefix(e.Also[0].Position, "templates/note/prompt.yaml") {
-		t.Errorf("a deleted tag and a broken library at start: %v", err)
+		t.Errorf("no label served at start: %v", err)
+	}
+
+	// A broken commit at start beside a good label: the error names the
+	// commit and the library's position.
+	r.Git("tag", "prod", "main~1")
+	reg = open(t, r.Dir, cfg, labels.Options{})
+	bad := r.RevParse("bad")
+	_, err = reg.Lookup("staging", "")
+	if e := engine.AsError(err); e == nil || !strings.Contains(e.Reason, "commit "+bad[:12]) || !strings.HasPrefix(e.Position, "templates/note/prompt.yaml") {
+		t.Errorf("a label at a broken commit at start: %v", err)
+	}
+	if s := reg.List()[1]; s.Status != labels.StateFailing || s.FailingCommit != bad {
+		t.Errorf("a label at a broken commit at start is listed: %+v", s)
 	}
 }
 

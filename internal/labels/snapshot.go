@@ -1,6 +1,7 @@
 package labels
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
@@ -34,13 +35,16 @@ type Status struct {
 	Label    string    `json:"label"`
 	Ref      string    `json:"ref"`
 	Default  bool      `json:"default"`
-	Commit   string    `json:"commit"`    // the commit served
-	Library  string    `json:"library"`   // the hash of the library served
-	LoadedAt time.Time `json:"loaded_at"` // when the label began serving it
+	Commit   string    `json:"commit"`             // the commit served
+	Library  string    `json:"library"`            // the hash of the library served
+	LoadedAt time.Time `json:"loaded_at,omitzero"` // when the label began serving it; absent for a label that serves nothing
 	// CheckedAt is when the ref was last read: a poller that stopped
 	// shows here.
 	CheckedAt time.Time `json:"checked_at"`
-	Status    State     `json:"status"`
+	// Status is ok or failing; a label failing since start serves
+	// nothing (its commit, library and loaded_at are empty) and its
+	// renders answer 503 naming the failing commit and the error.
+	Status State `json:"status"`
 	// FailingCommit is the commit the ref names that could not be
 	// served, "" when the ref names no commit.
 	FailingCommit string        `json:"failing_commit,omitempty"`
@@ -55,6 +59,21 @@ type entry struct {
 	checkedAt time.Time
 	err       *engine.Error // the last attempt's, nil when the label is ok
 	failing   string        // the commit err is about, "" for a ref that names none
+}
+
+// failingError is the error of a lookup of a label that has served
+// nothing since start: unavailable, naming the commit and why.
+func (e *entry) failingError() error {
+	at := "its ref names no commit"
+	if e.failing != "" {
+		at = "commit " + short(e.failing)
+	}
+	reason := fmt.Sprintf("label %s (%s) cannot be served: %s: %s", e.snap.Label, e.snap.Ref, at, e.err.Reason)
+	out := &engine.Error{Kind: engine.KindUnavailable, Parameter: "label", Position: e.err.Position, Reason: reason,
+		Err: fmt.Errorf("%w: %w", ErrFailing, e.err),
+		Hints: []string{"the label has served nothing since the server started; it serves once its ref names a commit whose library loads " +
+			"(the refs are read again every --poll-interval, on SIGHUP and on POST /v1/reload)", "GET /v1/libraries says what each label serves"}}
+	return out
 }
 
 // status is the entry as List gives it.
