@@ -373,5 +373,5 @@ func (d *Builder) labelsDescription() string {
 	return "\n\nThis server serves the library of a git repository at labels (render serve --repo): a request picks one with ?label= or the " +
 		"X-Promptsmith-Label header (the default label otherwise; GET /v1/libraries lists them), may pin the library with ?library= (409 when the label " +
 		"serves another), and every answer from a label names it and its commit in X-Promptsmith-Label and X-Promptsmith-Commit. " +
-		"This document describes the default label's library."
+		"This document describes the library of the label asked for (GET /v1/openapi.json?label=NAME), the default label's otherwise."
 }
