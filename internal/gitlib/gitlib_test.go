@@ -282,7 +282,7 @@ func TestNoGit(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("PATH", dir)
 	_, err := Open(context.Background(), "", dir)
-	if e := problem.As(err); e == nil || !strings.Contains(e.Reason, "git is not installed") || strings.Contains(e.Reason, "not in a git repository") {
+	if e := engine.AsError(err); e == nil || !strings.Contains(e.Reason, "git is not installed") || strings.Contains(e.Reason, "not in a git repository") {
 		t.Errorf("no git on PATH: %v", err)
 	}
 }
