@@ -14,6 +14,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/regular"
 	"github.com/spf13/cobra"
 )
 
@@ -103,8 +104,9 @@ func (a *app) withAuditStore(use func(store *audit.Store) error) error {
 // the key itself.
 func readAuditKey(path, from string) ([]byte, error) {
 	hints := []string{"make a key file with: openssl rand -hex 32 > audit.key; " + auditKeyEnv + " holds its path, not the key"}
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, 0)
 	if err != nil {
+		hints = append(notRegularHint(err, "a key"), hints...)
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // the path is left out

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/regular"
 )
 
 // namedInput is an input of render diff --inputs: DIR/<variant>/<name>.yaml.
@@ -46,6 +47,12 @@ func (a *app) diffInputs(dir string) (map[string][]namedInput, error) {
 			if f.IsDir() || ext != ".yaml" && ext != ".yml" && ext != ".json" {
 				return nil, (&engine.Error{Kind: engine.KindUsage, Flag: "--inputs", Path: path,
 					Reason: "not an input: inputs are files named <name>.yaml, .yml or .json"}).Hint("move it out of %s", dir)
+			}
+			if err := regular.Check(path, f); err != nil {
+				// A named pipe would block render diff until a writer
+				// came; a device might never end.
+				return nil, (&engine.Error{Kind: engine.KindUsage, Flag: "--inputs", Path: path,
+					Reason: "cannot read the input: " + err.Error(), Err: err}).Hint("inputs are regular files: move it out of %s, or write what it holds to a file there", dir)
 			}
 			name := strings.TrimSuffix(f.Name(), ext)
 			if slices.ContainsFunc(out[v.Name()], func(n namedInput) bool { return n.name == name }) {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/phrase"
+	"github.com/promptsmith/promptsmith/internal/regular"
 )
 
 // fail prints err to stderr, as JSON under --format json, and returns the
@@ -288,9 +289,9 @@ func (a *app) readLimited(path string, limit int) (engine.Input, error) {
 		}
 		return limitInput(engine.Input{Name: "stdin", Data: data}, limit)
 	}
-	f, err := os.Open(path)
+	f, err := regular.Open(path)
 	if err != nil {
-		return engine.Input{}, fileError(path, "cannot read the input", err)
+		return engine.Input{}, fileError(path, "cannot read the input", err, notRegularHint(err, "an input")...)
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > int64(limit) {

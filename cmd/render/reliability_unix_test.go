@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
 // bigDelegation writes a delegation input whose parent prompt is about
@@ -165,14 +167,59 @@ func TestOutputRefusesAFIFO(t *testing.T) {
 	}
 }
 
-// TestInputFromDevZero: -i /dev/zero is read up to the limit, not forever.
-func TestInputFromDevZero(t *testing.T) {
+// TestInputFromADevice: -i /dev/zero is refused as a device before a byte
+// of it is read, saying to pipe it to stdin instead; stdin is read up to
+// the limit, not forever.
+func TestInputFromADevice(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
 	r := runCLI(t, "", "delegation", "-i", "/dev/zero", "--max-input", "1048576")
-	if r.code != 2 || !strings.Contains(r.stderr, "/dev/zero: the input is over the limit of 1 MiB; reading stopped there") {
+	if r.code != 2 || !strings.Contains(r.stderr, "/dev/zero: cannot read the input: not a regular file: it is a device") || !strings.Contains(r.stderr, "-i -") {
 		t.Errorf("exit %d, %s", r.code, r.stderr)
+	}
+	r = runCLI(t, strings.Repeat("x", 2<<20), "delegation", "-i", "-", "--max-input", "1048576")
+	if r.code != 2 || !strings.Contains(r.stderr, "stdin: the input is over the limit of 1 MiB; reading stopped there") {
+		t.Errorf("exit %d, %s", r.code, r.stderr)
+	}
+}
+
+// TestInputFilesThatArePipes: a named pipe is refused wherever the
+// command line reads a file (render diff --inputs, which read it and
+// waited for a writer forever; -i; --token-file; --audit-key; a labels
+// file), naming the file and what it is, without blocking.
+func TestInputFilesThatArePipes(t *testing.T) {
+	r := versioned(t)
+	inputs := t.TempDir()
+	os.MkdirAll(filepath.Join(inputs, "note"), 0o755)
+	os.WriteFile(filepath.Join(inputs, "note", "a.yaml"), []byte("title: A\n"), 0o644)
+	fifo := filepath.Join(inputs, "note", "b.yaml")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	got := runCLI(t, "", "--templates", r.Dir, "diff", "v1", "--inputs", inputs)
+	if got.code != 2 || !strings.Contains(got.stderr, fifo+": cannot read the input: not a regular file: it is a named pipe (FIFO)") ||
+		!strings.Contains(got.stderr, "inputs are regular files") {
+		t.Errorf("render diff --inputs with a FIFO: exit %d\n%s", got.code, got.stderr)
+	}
+	got = runCLI(t, "", "--templates", r.Dir, "note", "-i", fifo)
+	if got.code != 2 || !strings.Contains(got.stderr, "not a regular file: it is a named pipe (FIFO)") || !strings.Contains(got.stderr, "-i -") {
+		t.Errorf("-i FIFO: exit %d\n%s", got.code, got.stderr)
+	}
+	link := filepath.Join(t.TempDir(), "link.yaml")
+	os.Symlink(fifo, link)
+	got = runCLI(t, "", "--templates", r.Dir, "note", "-i", link)
+	if got.code != 2 || !strings.Contains(got.stderr, "it is a named pipe (FIFO)") {
+		t.Errorf("-i link to a FIFO: exit %d\n%s", got.code, got.stderr)
+	}
+	if _, err := readToken(fifo); err == nil || !strings.Contains(err.Error(), "named pipe") {
+		t.Errorf("--token-file FIFO: %v", err)
+	}
+	if _, err := readAuditKey(fifo, "--audit-key"); err == nil || !strings.Contains(err.Error(), "named pipe") {
+		t.Errorf("--audit-key FIFO: %v", err)
+	}
+	if _, err := labels.ReadFile(fifo); err == nil || !strings.Contains(err.Error(), "named pipe") {
+		t.Errorf("--labels-file FIFO: %v", err)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/regular"
 	"github.com/promptsmith/promptsmith/server"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -293,9 +294,9 @@ func serveHosts(addr string, allow []string) []string {
 // readToken reads the bearer token of --token-file: the file's content
 // without the white space around it.
 func readToken(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, 0)
 	if err != nil {
-		return "", fileError(path, "cannot read the token file", err)
+		return "", fileError(path, "cannot read the token file", err, notRegularHint(err, "a token")...)
 	}
 	token := strings.TrimSpace(string(data))
 	if token == "" {

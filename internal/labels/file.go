@@ -2,11 +2,11 @@ package labels
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/internal/regular"
 	"gopkg.in/yaml.v3"
 )
 
@@ -22,7 +22,7 @@ import (
 // names the file and line at fault, a key given twice included (yaml.v3
 // keeps the last one silently when decoding into a node).
 func ReadFile(path string) (Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := regular.ReadFile(path, 0)
 	if err != nil {
 		return Config{}, &engine.Error{Kind: engine.KindUsage, Flag: "--labels-file", Path: path,
 			Reason: fmt.Sprintf("cannot read the labels file %s: %v", path, err), Err: err}
