@@ -43,9 +43,15 @@ func (a *app) newVariant(name string) error {
 	if !variantName.MatchString(name) {
 		return usageError("%q is not a variant name: use lower-case letters, digits, - and _, starting with a letter", name)
 	}
+	if err := portableName(name); err != nil {
+		return err
+	}
 	root := a.templates
 	if root == "" {
 		root = "."
+	}
+	if err := caseClash(root, name); err != nil {
+		return err
 	}
 	title := strings.ToUpper(name[:1]) + strings.ReplaceAll(name[1:], "-", " ")
 	files := map[string]string{
@@ -200,5 +206,55 @@ Next:
   3. render lint %[5]s%[6]s
   4. render test %[5]s%[6]s --update, read the golden files, commit
 `, dir, filepath.Join(root, "schemas", name+".schema.json"), strings.Join(goldens[:2], ", "), strings.Join(goldens[2:], ", "), name, flag)
+	return nil
+}
+
+// portableName refuses a variant name that Windows reserves for a device
+// (CON, PRN, AUX, NUL, COM1-COM9, LPT1-LPT9, whatever follows a dot: the
+// schema is <name>.schema.json): a repository holding it cannot be
+// checked out there. variantName already keeps out the characters
+// Windows forbids in a name (< > : " / \ | ? * and control characters)
+// and a trailing dot or space.
+func portableName(name string) error {
+	base, _, _ := strings.Cut(strings.ToLower(name), ".")
+	reserved := base == "con" || base == "prn" || base == "aux" || base == "nul"
+	if len(base) == 4 && (strings.HasPrefix(base, "com") || strings.HasPrefix(base, "lpt")) && base[3] >= '1' && base[3] <= '9' {
+		reserved = true
+	}
+	if !reserved {
+		return nil
+	}
+	return &engine.Error{Kind: engine.KindUsage,
+		Reason: fmt.Sprintf("%q is a name Windows reserves for a device (CON, PRN, AUX, NUL, COM1-COM9, LPT1-LPT9, with any extension): "+
+			"a variant of that name cannot be checked out on Windows", name),
+		Hints: []string{fmt.Sprintf("choose another name, such as %s-agent", name)}}
+}
+
+// caseClash refuses a variant name equal but for case to a variant (or a
+// schema) root already has: on Windows and macOS, whose file systems
+// ignore case, the two would be one folder.
+func caseClash(root, name string) error {
+	var have []string
+	if entries, err := os.ReadDir(filepath.Join(root, "templates")); err == nil {
+		for _, e := range entries {
+			if e.IsDir() {
+				have = append(have, e.Name())
+			}
+		}
+	}
+	if entries, err := os.ReadDir(filepath.Join(root, "schemas")); err == nil {
+		for _, e := range entries {
+			if s, ok := strings.CutSuffix(e.Name(), ".schema.json"); ok {
+				have = append(have, s)
+			}
+		}
+	}
+	for _, h := range have {
+		if h != name && strings.EqualFold(h, name) {
+			return &engine.Error{Kind: engine.KindUsage, Path: filepath.Join(root, "templates", h),
+				Reason: fmt.Sprintf("%q differs from the existing %q only in case: on Windows and macOS, whose file systems ignore case, both would be one folder", name, h),
+				Hints:  []string{fmt.Sprintf("choose another name, or edit the variant %s", h)}}
+		}
+	}
 	return nil
 }
