@@ -60,13 +60,22 @@ type analysis struct {
 	variant string
 	dir     string // "templates/<variant>/"
 	depth   int    // how many callers were followed to find a partial's data
+	// calls is how many more call sites may be followed to find what
+	// partials and defines run on, shared by the analyses of callers:
+	// each follows the callers' files, and a library may hold many.
+	calls *int
 }
+
+// maxCallsFollowed bounds the call sites one request follows to learn
+// what a partial or a define runs on.
+const maxCallsFollowed = 32
 
 // analysis reads the variant's templates in the snapshot. A variant the
 // text as typed breaks (an action half written) is read with its last
 // version that loaded, so that completion goes on while the author types.
 func (s *Server) analysis(sn *snapshot, variant string) *analysis {
-	a := &analysis{sn: sn, variant: variant, dir: "templates/" + variant + "/"}
+	calls := maxCallsFollowed
+	a := &analysis{sn: sn, variant: variant, dir: "templates/" + variant + "/", calls: &calls}
 	a.v = s.variant(sn, variant)
 	return a
 }
@@ -341,7 +350,7 @@ func (a *analysis) dataOf(name string) schema.Node {
 	if a.runsOnInput(name) {
 		return a.v.InputSchema()
 	}
-	if a.depth >= 3 {
+	if a.depth >= 3 || a.calls == nil || *a.calls <= 0 {
 		return schema.Node{}
 	}
 	for _, caller := range a.templateFiles() {
@@ -361,7 +370,11 @@ func (a *analysis) dataOf(name string) schema.Node {
 			if n, _ := strconv.Unquote(toks[at+1].text); n != name {
 				continue
 			}
-			inner := &analysis{sn: a.sn, v: a.v, variant: a.variant, dir: a.dir, depth: a.depth + 1}
+			if *a.calls <= 0 {
+				return schema.Node{}
+			}
+			*a.calls--
+			inner := &analysis{sn: a.sn, v: a.v, variant: a.variant, dir: a.dir, depth: a.depth + 1, calls: a.calls}
 			sc := inner.scopeAt(caller, text, act.start)
 			rest := toks[at+2:]
 			if end := slices.IndexFunc(rest, func(t token) bool { return t.kind == tokPipe || t.kind == tokClose }); end >= 0 {

@@ -194,3 +194,16 @@ func TestLspCompletionInJSONExamples(t *testing.T) {
 		}
 	}
 }
+
+// TestLspDefineCalledFromEverywhere: a define that calls itself from many
+// places is followed through a bounded number of its callers, so that
+// completion inside it still answers.
+func TestLspDefineCalledFromEverywhere(t *testing.T) {
+	c := start(t, fixture.Shop(t))
+	calls := strings.Repeat("{{ template \"r\" . }}{{ include \"r\" .items }}\n", 300)
+	text := "{{ define \"r\" }}" + calls + "{{ .‸ }}{{ end }}\n{{ template \"r\" .owner }}\n"
+	got := c.complete(shopMain, c.cursorIn(shopMain, text, map[string]bool{}))
+	if slices.Contains(got, "title") {
+		t.Errorf("the define's dot completes the input's fields: %v", got)
+	}
+}
