@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// goals is the shipped template the benchmarks type into: they measure
+// the server on the library authors edit (the tests use fixture.Shop).
+const goals = "templates/space/goals.md.tmpl"
+
 // BenchmarkLspKeystroke measures what an author waits for: from one
 // keystroke in a shipped variant's template (didChange, incremental) to
 // the diagnostics the server publishes for it. Each iteration types one

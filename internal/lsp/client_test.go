@@ -23,8 +23,9 @@ import (
 // The tests drive the server as an editor does, over the protocol: open a
 // document, edit it, wait for the diagnostics it publishes, ask for
 // completions, hovers and definitions (the pattern of gopls' integration
-// tests). Each test serves a copy of the library built into the binary, so
-// that what others edit on disk meanwhile does not change what it sees.
+// tests). Each test serves a library of its own in a folder of its own
+// (fixture.Shop), never the shipped one, whose wording may change; the
+// benchmarks serve a copy of the library built into the binary.
 
 // waitFor bounds how long a test waits for the server. It is no timing
 // target (the benchmark has those): only a guard against a test that hangs.

@@ -6,20 +6,30 @@ import (
 	"testing"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
-const goals = "templates/space/goals.md.tmpl"
+// The tests run on fixture.Shop, a library of their own (see scope_test.go
+// for its fields), so that no change to the shipped library's wording
+// breaks them.
+
+const (
+	shopManifest = "templates/shop/prompt.yaml"
+	shopExample  = "templates/shop/examples/small.yaml"
+	shopSchema   = "schemas/shop.schema.json"
+)
 
 func TestLspDiagnosticsFollowTheBuffer(t *testing.T) {
-	c := start(t, library(t))
-	c.open(goals)
-	c.diagnostics(goals, none)
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain)
+	c.diagnostics(shopMain, none)
 
 	// a misspelt field, typed and unsaved: underlined with the closest name
-	c.replace(goals, "GOALS:\n", "GOALS: {{ .agent.nmae }}\n")
-	ds := c.diagnostics(goals, has("nmae", `"name"`))
+	c.replace(shopMain, "# {{ .title }}\n", "# {{ .title }} {{ .owner.nmae }}\n")
+	ds := c.diagnostics(shopMain, has("nmae", `"name"`))
 	d := find(ds, "nmae", `"name"`)
-	text := c.text(goals)
+	text := c.text(shopMain)
 	want := position(text, strings.Index(text, "nmae"))
 	if d.Range.Start != want || d.Range.End.Character != want.Character+4 {
 		t.Errorf("range %+v, want the field at %+v: %s", d.Range, want, d.Message)
@@ -29,145 +39,134 @@ func TestLspDiagnosticsFollowTheBuffer(t *testing.T) {
 	}
 
 	// fixed: the diagnostic goes away
-	c.replace(goals, "{{ .agent.nmae }}", "{{ .agent.name }}")
-	c.diagnostics(goals, none)
+	c.replace(shopMain, "{{ .owner.nmae }}", "{{ .owner.name }}")
+	c.diagnostics(shopMain, none)
 
 	// an action left open: a parse error where it opens
-	c.replace(goals, "{{ else -}}", "{{ else -}")
-	ds = c.diagnostics(goals, func(ds []protocol.Diagnostic) bool { return !none(ds) })
-	if len(ds) == 0 || ds[0].Range.Start.Line < 8 {
+	c.replace(shopMain, "{{ else }}food", "{{ else }food")
+	ds = c.diagnostics(shopMain, func(ds []protocol.Diagnostic) bool { return !none(ds) })
+	if len(ds) == 0 || ds[0].Range.Start.Line < c.at(shopMain, "{{ else }food").Line {
 		t.Errorf("parse error at %+v", ds)
 	}
-	c.replace(goals, "{{ else -}", "{{ else -}}")
-	c.diagnostics(goals, none)
+	c.replace(shopMain, "{{ else }food", "{{ else }}food")
+	c.diagnostics(shopMain, none)
 
 	// full sync: the whole text at once
-	c.setText(goals, "{{ .nothere }}\n")
-	c.diagnostics(goals, has("nothere"))
+	c.setText(shopMain, "{{ .nothere }}\n")
+	c.diagnostics(shopMain, has("nothere"))
 }
 
 func TestLspSchemaEditRechecksTemplatesAndExamples(t *testing.T) {
-	c := start(t, library(t))
-	id := "templates/space/identity.md.tmpl"
-	ex := "templates/space/examples/plan-admin-multi.yaml"
-	c.open(id)
-	c.open(ex)
-	c.diagnostics(id, none)
-	c.diagnostics(ex, none)
-	schema := c.open("schemas/space.schema.json")
-	if !strings.Contains(schema, `"systemInstruction": {`) {
-		t.Skip("the space schema changed: no systemInstruction property to rename")
-	}
-	c.replace("schemas/space.schema.json", `"systemInstruction": {`, `"instruction": {`)
-	c.diagnostics(id, has("systemInstruction"))
-	c.diagnostics(ex, has("systemInstruction"))
-	c.replace("schemas/space.schema.json", `"instruction": {`, `"systemInstruction": {`)
-	c.diagnostics(id, none)
-	c.diagnostics(ex, none)
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain)
+	c.open(shopExample)
+	c.diagnostics(shopMain, none)
+	c.diagnostics(shopExample, none)
+	c.open(shopSchema)
+	c.replace(shopSchema, `"title": {"type": "string"`, `"caption": {"type": "string"`)
+	c.diagnostics(shopMain, has("title"))
+	c.diagnostics(shopExample, has("title"))
+	c.replace(shopSchema, `"caption": {"type": "string"`, `"title": {"type": "string"`)
+	c.diagnostics(shopMain, none)
+	c.diagnostics(shopExample, none)
 }
 
 func TestLspExampleValidatedAtItsKey(t *testing.T) {
-	c := start(t, library(t))
-	ex := "templates/space/examples/plan-admin-multi.yaml"
-	c.open(ex)
-	c.replace(ex, "  isAdmin: true", "  isAdmn: true")
-	ds := c.diagnostics(ex, has("isAdmn"))
-	d := find(ds, "isAdmn")
-	want := c.at(ex, "isAdmn", true)
+	c := start(t, fixture.Shop(t))
+	c.open(shopExample)
+	c.replace(shopExample, "  email: ada@", "  emial: ada@")
+	ds := c.diagnostics(shopExample, has("emial"))
+	d := find(ds, "emial")
+	want := c.at(shopExample, "emial", true)
 	if d.Range.Start.Line != want.Line {
 		t.Errorf("diagnostic at %+v, want line %d: %s", d.Range, want.Line, d.Message)
 	}
-	c.replace(ex, "  isAdmn: true", "  isAdmin: true")
-	c.diagnostics(ex, none)
+	c.replace(shopExample, "  emial: ada@", "  email: ada@")
+	c.diagnostics(shopExample, none)
 }
 
 func TestLspManifestErrorAtItsLine(t *testing.T) {
-	c := start(t, library(t))
-	m := "templates/space/prompt.yaml"
-	c.open(m)
-	c.replace(m, "join: ", "jion: ")
-	ds := c.diagnostics(m, has("jion"))
-	if d := find(ds, "jion"); d.Range.Start != c.at(m, "jion", true) {
-		t.Errorf("diagnostic at %+v, want %+v: %s", d.Range, c.at(m, "jion", true), d.Message)
+	c := start(t, fixture.Shop(t))
+	c.open(shopManifest)
+	c.replace(shopManifest, "join: ", "jion: ")
+	ds := c.diagnostics(shopManifest, has("jion"))
+	if d := find(ds, "jion"); d.Range.Start != c.at(shopManifest, "jion", true) {
+		t.Errorf("diagnostic at %+v, want %+v: %s", d.Range, c.at(shopManifest, "jion", true), d.Message)
 	}
-	c.replace(m, "jion: ", "join: ")
-	c.diagnostics(m, none)
+	c.replace(shopManifest, "jion: ", "join: ")
+	c.diagnostics(shopManifest, none)
 }
 
 func TestLspFailedCheckOnTheSectionTemplate(t *testing.T) {
-	c := start(t, library(t))
-	overview := "templates/delegation/overview.md.tmpl"
-	text := c.open(overview)
-	if !strings.Contains(text, "# Delegation Overview") {
-		t.Skip("delegation's overview writes no # Delegation Overview")
-	}
-	c.replace(overview, "# Delegation Overview", "# Delegation Overveiw")
-	ds := c.diagnostics(overview, has("headings", "Delegation Overview"))
-	if d := find(ds, "headings"); d.Range.Start.Line != c.at(overview, "# Delegation Overveiw", true).Line {
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain)
+	c.replace(shopMain, "## Stock", "## Stok")
+	ds := c.diagnostics(shopMain, has("headings", "## Stock"))
+	if d := find(ds, "headings"); d.Range.Start.Line != c.at(shopMain, "## Stok", true).Line {
 		t.Errorf("check placed at %+v: %s", d.Range, d.Message)
 	}
-	c.replace(overview, "# Delegation Overveiw", "# Delegation Overview")
-	c.diagnostics(overview, none)
+	c.replace(shopMain, "## Stok", "## Stock")
+	c.diagnostics(shopMain, none)
 }
 
 func TestLspCompletion(t *testing.T) {
-	c := start(t, library(t))
-	c.open(goals)
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain)
 
-	c.replace(goals, "GOALS:\n", "GOALS: {{ .agent. }}\n")
-	got := c.complete(goals, c.at(goals, "{{ .agent."))
-	for _, want := range []string{"name", "entityId", "systemInstruction", "isAdmin"} {
+	c.replace(shopMain, "# {{ .title }}\n", "# {{ .title }} {{ .owner. }}\n")
+	got := c.complete(shopMain, c.at(shopMain, "{{ .owner."))
+	for _, want := range personFields {
 		if !slices.Contains(got, want) {
-			t.Errorf(".agent. completes %v, missing %s", got, want)
+			t.Errorf(".owner. completes %v, missing %s", got, want)
 		}
 	}
-	// inside range, the dot is a goal
-	got = c.complete(goals, c.at(goals, "- [{{ ."))
-	if !slices.Contains(got, "priority") || !slices.Contains(got, "title") || slices.Contains(got, "agent") {
+	// inside range, the dot is an item
+	got = c.complete(shopMain, c.at(shopMain, "\n- {{ ."))
+	if !slices.Contains(got, "price") || !slices.Contains(got, "sku") || slices.Contains(got, "owner") {
 		t.Errorf("the dot in range completes %v", got)
 	}
 	// $. is the input whatever the dot
-	c.replace(goals, "{{ .priority }}", "{{ $.a }}")
-	got = c.complete(goals, c.at(goals, "{{ $."))
-	if !slices.Contains(got, "agent") || !slices.Contains(got, "goals") || !slices.Contains(got, "budget") {
+	c.replace(shopMain, "{{ .price }}", "{{ $.a }}")
+	got = c.complete(shopMain, c.at(shopMain, "{{ $."))
+	if !slices.Contains(got, "title") || !slices.Contains(got, "items") || slices.Contains(got, "sku") {
 		t.Errorf("$. completes %v", got)
 	}
 	// functions from the catalog
-	got = c.complete(goals, c.at(goals, "{{ with tri"))
+	c.replace(shopMain, "{{ with .owner }}", "{{ with tri .owner }}")
+	got = c.complete(shopMain, c.at(shopMain, "{{ with tri"))
 	if !slices.Contains(got, "trim") || !slices.Contains(got, "whereNot") || !slices.Contains(got, "sortBy") {
 		t.Errorf("functions: %d, no trim/whereNot/sortBy", len(got))
 	}
-	// partials inside template "..."
-	ident := "templates/space/trigger.md.tmpl"
-	text := c.open(ident)
-	if strings.Contains(text, `{{ template "_admin.tmpl"`) {
-		c.replace(ident, `{{ template "_admin.tmpl"`, `{{ template "_ad`)
-		got = c.complete(ident, c.at(ident, `{{ template "_ad`))
-		if !slices.Contains(got, "_admin.tmpl") {
-			t.Errorf(`template "_ad completes %v`, got)
-		}
+	// partials and defines inside template "..."
+	c.replace(shopMain, `{{ template "person"`, `{{ template "pe"`)
+	got = c.complete(shopMain, c.at(shopMain, `{{ template "pe`))
+	if !slices.Contains(got, "_item.tmpl") || !slices.Contains(got, "person") {
+		t.Errorf(`template "pe" completes %v`, got)
+	}
+	c.replace(shopMain, `{{ template "_item.tmpl"`, `{{ template "_it`)
+	got = c.complete(shopMain, c.at(shopMain, `{{ template "_it`))
+	if !slices.Contains(got, "_item.tmpl") {
+		t.Errorf(`template "_it completes %v`, got)
 	}
 }
 
 func TestLspCompletionInExamplesAndManifests(t *testing.T) {
-	c := start(t, library(t))
-	ex := "templates/space/examples/plan-admin-multi.yaml"
-	c.open(ex)
-	c.replace(ex, "  isAdmin: true\n", "  isAdmin: true\n  sys\n")
-	got := c.complete(ex, c.at(ex, "isAdmin: true\n  sys"))
-	if !slices.Contains(got, "systemInstruction") || !slices.Contains(got, "entityId") {
-		t.Errorf("agent keys: %v", got)
+	c := start(t, fixture.Shop(t))
+	c.open(shopExample)
+	c.replace(shopExample, "  email: ada@example.com\n", "  email: ada@example.com\n  na\n")
+	got := c.complete(shopExample, c.at(shopExample, "ada@example.com\n  na"))
+	if !slices.Contains(got, "name") || !slices.Contains(got, "email") || slices.Contains(got, "title") {
+		t.Errorf("owner keys: %v", got)
 	}
-	c.replace(ex, "  sys\n", "")
-	c.replace(ex, "  type: plan\n", "  type: \n")
-	got = c.complete(ex, c.at(ex, "  type: "))
-	if !slices.Contains(got, `"plan"`) || !slices.Contains(got, `"space_message"`) {
-		t.Errorf("trigger types: %v", got)
+	c.replace(shopExample, "  na\n", "")
+	c.replace(shopExample, "    kind: tool\n", "    kind: \n")
+	got = c.complete(shopExample, c.at(shopExample, "    kind: "))
+	if !slices.Contains(got, `"tool"`) || !slices.Contains(got, `"food"`) {
+		t.Errorf("kinds: %v", got)
 	}
-	m := "templates/space/prompt.yaml"
-	c.open(m)
-	c.replace(m, "join: \"\\n\"\n", "join: \"\\n\"\nver\n")
-	got = c.complete(m, c.at(m, "\nver"))
+	c.open(shopManifest)
+	c.replace(shopManifest, "join: \"\\n\"\n", "join: \"\\n\"\nver\n")
+	got = c.complete(shopManifest, c.at(shopManifest, "\nver"))
 	for _, want := range []string{"verbatim", "checks", "ids", "budget"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("manifest keys %v, missing %s", got, want)
@@ -176,103 +175,92 @@ func TestLspCompletionInExamplesAndManifests(t *testing.T) {
 }
 
 func TestLspHover(t *testing.T) {
-	c := start(t, library(t))
-	id := "templates/space/identity.md.tmpl"
-	c.open(id)
-	h := c.hover(id, c.at(id, "{{ .agent.na"))
-	if !strings.Contains(h, "**name**") || !strings.Contains(h, "display name") || !strings.Contains(h, "required") {
-		t.Errorf("hover on .agent.name: %q", h)
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain)
+	h := c.hover(shopMain, c.at(shopMain, "{{ .owner.na"))
+	if !strings.Contains(h, "**name**") || !strings.Contains(h, "full name") || !strings.Contains(h, "required") {
+		t.Errorf("hover on .owner.name: %q", h)
 	}
-	h = c.hover(id, c.at(id, "{{ with tr"))
-	if !strings.Contains(h, "trim") {
-		t.Errorf("hover on trim: %q", h)
+	h = c.hover(shopMain, c.at(shopMain, "{{ range ta"))
+	if !strings.Contains(h, "take") || !strings.Contains(h, "Example") {
+		t.Errorf("hover on take: %q", h)
 	}
-	c.open(goals)
-	h = c.hover(goals, c.at(goals, `whereNo`))
-	if !strings.Contains(h, "whereNot FIELD VALUE LIST") || !strings.Contains(h, "Example") {
-		t.Errorf("hover on whereNot: %q", h)
-	}
-	h = c.hover(goals, c.at(goals, "- [{{ .prio"))
-	if !strings.Contains(h, "One of:") || !strings.Contains(h, `"high"`) {
-		t.Errorf("hover on .priority in range: %q", h)
+	h = c.hover(shopMain, c.at(shopMain, "{{ if eq .ki"))
+	if !strings.Contains(h, "One of:") || !strings.Contains(h, `"tool"`) {
+		t.Errorf("hover on .kind in range: %q", h)
 	}
 }
 
 func TestLspDefinition(t *testing.T) {
-	c := start(t, library(t))
-	id := "templates/space/identity.md.tmpl"
-	c.open(id)
-	locs := c.definition(id, c.at(id, "{{ .agent.na"))
-	if len(locs) != 1 || !strings.HasSuffix(string(locs[0].URI), "schemas/space.schema.json") {
-		t.Fatalf("definition of .agent.name: %+v", locs)
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain)
+	locs := c.definition(shopMain, c.at(shopMain, "{{ .owner.na"))
+	if len(locs) != 1 || !strings.HasSuffix(string(locs[0].URI), shopSchema) {
+		t.Fatalf("definition of .owner.name: %+v", locs)
 	}
-	schema := c.text("schemas/space.schema.json")
-	if schema == "" {
-		schema = c.open("schemas/space.schema.json")
-	}
-	line := strings.Split(schema, "\n")[locs[0].Range.Start.Line]
-	if !strings.Contains(line, `"name"`) {
+	line := strings.Split(fixture.ShopFiles()[shopSchema], "\n")[locs[0].Range.Start.Line]
+	if !strings.Contains(line, `"name"`) || !strings.Contains(line, "full name") {
 		t.Errorf("definition lands on %q", line)
 	}
-	trigger := "templates/space/trigger.md.tmpl"
-	if text := c.open(trigger); strings.Contains(text, `template "_admin.tmpl"`) {
-		locs = c.definition(trigger, c.at(trigger, `template "_adm`))
-		if len(locs) != 1 || !strings.HasSuffix(string(locs[0].URI), "templates/space/_admin.tmpl") {
-			t.Errorf("definition of the partial: %+v", locs)
-		}
+	locs = c.definition(shopMain, c.at(shopMain, `template "_ite`))
+	if len(locs) != 1 || !strings.HasSuffix(string(locs[0].URI), "templates/shop/_item.tmpl") {
+		t.Errorf("definition of the partial: %+v", locs)
 	}
-	m := "templates/space/prompt.yaml"
-	c.open(m)
-	locs = c.definition(m, c.at(m, "identity, spa"))
-	if len(locs) != 1 || !strings.HasSuffix(string(locs[0].URI), "templates/space/space.md.tmpl") {
+	locs = c.definition(shopMain, c.at(shopMain, `template "pers`))
+	if len(locs) != 1 || !strings.HasSuffix(string(locs[0].URI), shopMain) || locs[0].Range.Start != c.at(shopMain, `{{ define "person"`, true) {
+		t.Errorf("definition of the define: %+v", locs)
+	}
+	c.open(shopManifest)
+	locs = c.definition(shopManifest, c.at(shopManifest, "sections: [ma"))
+	if len(locs) != 1 || !strings.HasSuffix(string(locs[0].URI), shopMain) {
 		t.Errorf("definition of the section: %+v", locs)
 	}
 }
 
 func TestLspSymbols(t *testing.T) {
-	c := start(t, library(t))
-	overview := "templates/delegation/overview.md.tmpl"
-	c.open(overview)
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain)
 	var syms []protocol.DocumentSymbol
-	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(overview)}}, &syms)
-	if len(syms) != 1 || syms[0].Name != "section overview" {
+	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(shopMain)}}, &syms)
+	if len(syms) != 1 || syms[0].Name != "section main" {
 		t.Fatalf("symbols %+v", syms)
 	}
 	var names []string
 	for _, s := range syms[0].Children {
 		names = append(names, s.Name)
 	}
-	if !slices.Contains(names, "# Delegation Overview") {
+	if !slices.Contains(names, "## Stock") {
 		t.Errorf("headings %v", names)
 	}
-	m := "templates/space/prompt.yaml"
-	c.open(m)
-	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(m)}}, &syms)
-	if len(syms) < 5 || syms[0].Name != "identity" {
+	c.open(shopManifest)
+	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(shopManifest)}}, &syms)
+	if len(syms) < 1 || syms[0].Name != "main" {
 		t.Errorf("manifest symbols %+v", syms)
 	}
 }
 
 func TestLspExampleKeys(t *testing.T) {
-	c := start(t, library(t))
-	ex := "templates/space/examples/plan-admin-multi.yaml"
-	c.open(ex)
-	h := c.hover(ex, c.at(ex, "  systemInstr"))
-	if !strings.Contains(h, "**systemInstruction**") || !strings.Contains(h, "Default: `\"\"`") {
+	c := start(t, fixture.Shop(t))
+	c.open(shopExample)
+	h := c.hover(shopExample, c.at(shopExample, "  emai"))
+	if !strings.Contains(h, "**email**") || !strings.Contains(h, "Where to write") {
 		t.Errorf("hover on an example's key: %q", h)
 	}
-	locs := c.definition(ex, c.at(ex, "  planNa"))
-	if len(locs) != 1 || !strings.HasSuffix(string(locs[0].URI), "schemas/space.schema.json") {
+	locs := c.definition(shopExample, c.at(shopExample, "    pri"))
+	if len(locs) != 1 || !strings.HasSuffix(string(locs[0].URI), shopSchema) {
 		t.Fatalf("definition of an example's key: %+v", locs)
+	}
+	if line := strings.Split(fixture.ShopFiles()[shopSchema], "\n")[locs[0].Range.Start.Line]; !strings.Contains(line, `"price"`) {
+		t.Errorf("definition lands on %q", line)
 	}
 }
 
 func TestLspUnknownFunction(t *testing.T) {
-	c := start(t, library(t))
-	c.open(goals)
-	c.replace(goals, "{{ with trim .description }}", "{{ with trimm .description }}")
-	ds := c.diagnostics(goals, has("trimm"))
-	if d := find(ds, "trimm"); !strings.Contains(d.Message, "did you mean trim") {
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain)
+	c.replace(shopMain, "{{ range take 5 .items }}", "{{ range takee 5 .items }}")
+	ds := c.diagnostics(shopMain, has("takee"))
+	if d := find(ds, "takee"); !strings.Contains(d.Message, "did you mean take") {
 		t.Errorf("no did-you-mean for an unknown function: %s", d.Message)
 	}
 }
@@ -290,38 +278,37 @@ func TestLspNoLibrary(t *testing.T) {
 }
 
 // TestLspMisspeltFieldInRange is the author's first experience: a field of
-// a goal misspelt inside goals.md.tmpl's range, underlined with the name
-// it should be, as they type.
+// an item misspelt inside a range, underlined with the name it should be,
+// as they type.
 func TestLspMisspeltFieldInRange(t *testing.T) {
-	c := start(t, library(t))
-	c.open(goals)
-	c.diagnostics(goals, none)
-	c.replace(goals, "{{ .priority }}", "{{ .priorty }}")
-	ds := c.diagnostics(goals, has("priorty", `"priority"`))
-	d := find(ds, "priorty", `"priority"`)
-	if want := c.at(goals, "priorty", true); d.Range.Start != want {
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain)
+	c.diagnostics(shopMain, none)
+	c.replace(shopMain, "{{ .price }}", "{{ .priec }}")
+	ds := c.diagnostics(shopMain, has("priec", `"price"`))
+	d := find(ds, "priec", `"price"`)
+	if want := c.at(shopMain, "priec", true); d.Range.Start != want {
 		t.Errorf("at %+v, want %+v: %s", d.Range, want, d.Message)
 	}
 }
 
 func TestLspOneDiagnosticPerMistake(t *testing.T) {
-	c := start(t, library(t))
-	c.open(goals)
-	c.replace(goals, "{{ .priority }}", "{{ .priorty }}")
-	ds := c.diagnostics(goals, has("priorty", `"priority"`))
-	line := c.at(goals, "priorty").Line
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain)
+	c.replace(shopMain, "{{ .price }}", "{{ .priec }}")
+	ds := c.diagnostics(shopMain, has("priec", `"price"`))
+	line := c.at(shopMain, "priec").Line
 	for _, d := range ds {
-		if d.Range.Start.Line == line && !strings.Contains(d.Message, `did you mean "priority"`) {
+		if d.Range.Start.Line == line && !strings.Contains(d.Message, `did you mean "price"`) {
 			t.Errorf("a second diagnostic of the same mistake: %s", d.Message)
 		}
 	}
 }
 
 func TestLspManifestHover(t *testing.T) {
-	c := start(t, library(t))
-	m := "templates/space/prompt.yaml"
-	c.open(m)
-	if h := c.hover(m, c.at(m, "\nsecti")); !strings.Contains(h, "**sections**") || !strings.Contains(h, "output order") {
+	c := start(t, fixture.Shop(t))
+	c.open(shopManifest)
+	if h := c.hover(shopManifest, c.at(shopManifest, "\nsecti")); !strings.HasPrefix(h, "**sections**\n\n") || len(h) < len("**sections**\n\n")+10 {
 		t.Errorf("hover on sections: %q", h)
 	}
 }

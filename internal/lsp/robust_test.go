@@ -17,6 +17,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/lsp"
 )
 
@@ -95,7 +96,7 @@ func errorCode(msg map[string]any) float64 {
 }
 
 func TestLspSurvivesMalformedMessages(t *testing.T) {
-	s := startBytes(t, library(t))
+	s := startBytes(t, fixture.Shop(t))
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
 	if msg := s.response(1); msg["result"] == nil {
 		t.Fatalf("initialize: %v", msg)
@@ -134,7 +135,7 @@ func TestLspSurvivesMalformedMessages(t *testing.T) {
 }
 
 func TestLspDocumentsOutsideTheWorkspace(t *testing.T) {
-	c := start(t, library(t))
+	c := start(t, fixture.Shop(t))
 	outside := filepath.Join(t.TempDir(), "notes.md.tmpl")
 	uri := fileURI(outside)
 	c.notify(protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: uri, Version: 1, Text: "{{ .x. }}"}})
@@ -151,53 +152,53 @@ func TestLspDocumentsOutsideTheWorkspace(t *testing.T) {
 		t.Errorf("hover on an untitled buffer: %+v", h)
 	}
 	// the server still works for the library
-	c.open(goals)
-	c.diagnostics(goals, none)
+	c.open(shopMain)
+	c.diagnostics(shopMain, none)
 }
 
 func TestLspBrokenLibrary(t *testing.T) {
-	root := library(t)
+	root := fixture.Shop(t)
 	// a schema that is not JSON, a manifest that does not parse
-	os.WriteFile(filepath.Join(root, "schemas", "space.schema.json"), []byte("{ nope"), 0o644)
+	os.WriteFile(filepath.Join(root, "schemas", "shop.schema.json"), []byte("{ nope"), 0o644)
 	c := start(t, root)
-	c.open("schemas/space.schema.json")
-	c.open(goals)
-	c.diagnostics("schemas/space.schema.json", func(ds []protocol.Diagnostic) bool { return !none(ds) })
-	got := c.complete(goals, c.at(goals, "{{ range "))
+	c.open(shopSchema)
+	c.open(shopMain)
+	c.diagnostics(shopSchema, func(ds []protocol.Diagnostic) bool { return !none(ds) })
+	got := c.complete(shopMain, c.at(shopMain, "{{ range "))
 	_ = got // no schema, but an answer
-	c.setText("schemas/space.schema.json", "{}")
-	c.diagnostics("schemas/space.schema.json", none)
-	m := "templates/squad/prompt.yaml"
+	c.setText(shopSchema, "{}")
+	c.diagnostics(shopSchema, none)
+	m := "templates/shop/prompt.yaml"
 	c.open(m)
 	c.setText(m, "sections: [\n")
 	c.diagnostics(m, func(ds []protocol.Diagnostic) bool { return !none(ds) })
 }
 
 func TestLspLargeDocument(t *testing.T) {
-	c := start(t, library(t))
-	big := strings.Repeat("Some words of a long template, {{ .agent.name }} and more.\n", 10<<20/60)
-	c.open(goals, big+"{{ if }}\n")
+	c := start(t, fixture.Shop(t))
+	big := strings.Repeat("Some words of a long template, {{ .owner.name }} and more.\n", 10<<20/60)
+	c.open(shopMain, big+"{{ if }}\n")
 	// over the library's file limit: refused before it is parsed, and
 	// completion goes on from the version that loaded
-	c.diagnostics(goals, has("a library file may hold"))
-	got := c.complete(goals, c.at(goals, "{{ .agent.n"))
+	c.diagnostics(shopMain, has("a library file may hold"))
+	got := c.complete(shopMain, c.at(shopMain, "{{ .owner.n"))
 	if len(got) == 0 {
 		t.Errorf("no completion in a 10 MB document")
 	}
-	small := c.text(goals)[:1000]
-	c.setText(goals, small[:strings.LastIndexByte(small, '\n')+1])
-	c.diagnostics(goals, func(ds []protocol.Diagnostic) bool { return none(ds) && !has("a library file may hold")(ds) })
+	small := c.text(shopMain)[:1000]
+	c.setText(shopMain, small[:strings.LastIndexByte(small, '\n')+1])
+	c.diagnostics(shopMain, func(ds []protocol.Diagnostic) bool { return none(ds) && !has("a library file may hold")(ds) })
 }
 
 func TestLspCancelledRequest(t *testing.T) {
-	c := start(t, library(t))
-	c.open(goals, strings.Repeat("{{ .agent.name }}\n", 200000))
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain, strings.Repeat("{{ .owner.name }}\n", 200000))
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
 		var syms []protocol.DocumentSymbol
 		_, err := c.conn.Call(ctx, protocol.MethodTextDocumentDocumentSymbol,
-			protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(goals)}}, &syms)
+			protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(shopMain)}}, &syms)
 		errc <- err
 	}()
 	time.Sleep(time.Millisecond)
@@ -214,7 +215,7 @@ func TestLspCancelledRequest(t *testing.T) {
 	c.notify(protocol.MethodCancelRequest, map[string]any{"id": 99999})
 	c.notify(protocol.MethodCancelRequest, map[string]any{"id": "nope"})
 	c.notify(protocol.MethodCancelRequest, map[string]any{"id": []int{1}})
-	if h := c.hover(goals, c.at(goals, "{{ .agent.na")); !strings.Contains(h, "name") {
+	if h := c.hover(shopMain, c.at(shopMain, "{{ .owner.na")); !strings.Contains(h, "name") {
 		t.Errorf("hover after cancellations: %q", h)
 	}
 }
@@ -222,12 +223,12 @@ func TestLspCancelledRequest(t *testing.T) {
 // TestLspCancelRequest cancels a request the way the protocol does, with
 // $/cancelRequest: the server answers it with RequestCancelled.
 func TestLspCancelRequest(t *testing.T) {
-	s := startBytes(t, library(t))
+	s := startBytes(t, fixture.Shop(t))
 	root := s.root
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
 	s.response(1)
-	uri := string(fileURI(filepath.Join(root, goals)))
-	big, _ := json.Marshal(strings.Repeat("# Heading\n{{ define \"x\" }}{{ .agent.name }}{{ end }}\n", 30000))
+	uri := string(fileURI(filepath.Join(root, shopMain)))
+	big, _ := json.Marshal(strings.Repeat("# Heading\n{{ define \"x\" }}{{ .owner.name }}{{ end }}\n", 30000))
 	s.send(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"` + uri + `","languageId":"gotmpl","version":1,"text":` + string(big) + `}}}`)
 	s.send(`{"jsonrpc":"2.0","id":7,"method":"textDocument/documentSymbol","params":{"textDocument":{"uri":"` + uri + `"}}}`)
 	s.send(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":7}}`)
@@ -241,25 +242,25 @@ func TestLspCancelRequest(t *testing.T) {
 }
 
 func TestLspRenderCommandAndCodeLens(t *testing.T) {
-	c := start(t, library(t))
-	c.open(goals)
+	c := start(t, fixture.Shop(t))
+	c.open(shopMain)
 	var lenses []protocol.CodeLens
-	c.mustCall(protocol.MethodTextDocumentCodeLens, protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(goals)}}, &lenses)
+	c.mustCall(protocol.MethodTextDocumentCodeLens, protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(shopMain)}}, &lenses)
 	if len(lenses) == 0 || lenses[0].Command == nil {
 		t.Fatalf("code lenses %+v", lenses)
 	}
 	var out lsp.Rendered
 	c.mustCall(protocol.MethodWorkspaceExecuteCommand, protocol.ExecuteCommandParams{Command: lenses[0].Command.Command, Arguments: lenses[0].Command.Arguments}, &out)
-	if out.Variant != "space" || !strings.Contains(out.Text, "GOALS:") {
+	if out.Variant != "shop" || !strings.Contains(out.Text, "Owner:") {
 		t.Errorf("rendered %+v", out)
 	}
 	// the unsaved text is what renders
-	c.replace(goals, "GOALS:", "OBJECTIVES:")
+	c.replace(shopMain, "Owner:", "Keeper:")
 	c.mustCall(protocol.MethodWorkspaceExecuteCommand, protocol.ExecuteCommandParams{Command: lenses[0].Command.Command, Arguments: lenses[0].Command.Arguments}, &out)
-	if !strings.Contains(out.Text, "OBJECTIVES:") {
+	if !strings.Contains(out.Text, "Keeper:") {
 		t.Errorf("rendered from disk, not the buffer")
 	}
-	err := c.call(protocol.MethodWorkspaceExecuteCommand, protocol.ExecuteCommandParams{Command: lenses[0].Command.Command, Arguments: []any{string(c.uri(goals)), "no-such-example"}}, &out)
+	err := c.call(protocol.MethodWorkspaceExecuteCommand, protocol.ExecuteCommandParams{Command: lenses[0].Command.Command, Arguments: []any{string(c.uri(shopMain)), "no-such-example"}}, &out)
 	if err == nil || !strings.Contains(err.Error(), "no-such-example") {
 		t.Errorf("an unknown example: %v", err)
 	}
@@ -269,12 +270,12 @@ func TestLspRenderCommandAndCodeLens(t *testing.T) {
 // which would swap the library under the open documents, is refused, and
 // the server goes on serving the first.
 func TestLspSecondInitialize(t *testing.T) {
-	c := start(t, library(t))
+	c := start(t, fixture.Shop(t))
 	err := c.call(protocol.MethodInitialize, protocol.InitializeParams{RootURI: protocol.DocumentURI(fileURI(t.TempDir()))}, nil)
 	var rpc *jsonrpc2.Error
 	if !errors.As(err, &rpc) || rpc.Code != jsonrpc2.InvalidRequest {
 		t.Fatalf("a second initialize: %v, want InvalidRequest", err)
 	}
-	c.open(goals)
-	c.diagnostics(goals, none)
+	c.open(shopMain)
+	c.diagnostics(shopMain, none)
 }
