@@ -330,7 +330,7 @@ func (w *walker) node(n parse.Node, s *scope) {
 	case *parse.TemplateNode:
 		w.refer(n.Name)
 		if w.t.Set.Lookup(n.Name) == nil {
-			w.report(n, Error, "no template %q; the templates are: %s", n.Name, funcs.TemplateNames(w.t.Set))
+			w.report(n, Error, "no template %q%s", n.Name, w.noTemplate(n.Name))
 		}
 		if n.Pipe != nil {
 			w.follow(n.Name, w.pipe(n.Pipe, s), n)
@@ -467,7 +467,7 @@ func (w *walker) command(c *parse.CommandNode, s *scope, piped *value) value {
 	case "include":
 		if len(args) >= 1 {
 			if name, ok := args[0].(*parse.StringNode); ok && w.t.Set.Lookup(name.Text) == nil {
-				w.report(args[0], Error, "include %q: no such template; the templates are: %s", name.Text, funcs.TemplateNames(w.t.Set))
+				w.report(args[0], Error, "include %q: no such template%s", name.Text, w.noTemplate(name.Text))
 			}
 			data := value{open: true}
 			if len(vals) >= 2 {
@@ -491,6 +491,25 @@ func (w *walker) command(c *parse.CommandNode, s *scope, piped *value) value {
 		return sameList(vals)
 	}
 	return value{open: true}
+}
+
+// noTemplate is what follows "no template NAME": the name meant, the
+// templates there are, and the file to create.
+func (w *walker) noTemplate(name string) string {
+	names := funcs.TemplateNames(w.t.Set)
+	out := ""
+	// Names are compared without their extensions, which they share.
+	stem := func(n string) string { s, _, _ := strings.Cut(n, "."); return s }
+	byStem := map[string]string{}
+	var stems []string
+	for _, n := range strings.Split(names, ", ") {
+		byStem[stem(n)] = n
+		stems = append(stems, stem(n))
+	}
+	if near := phrase.Closest(stem(name), stems); near != "" {
+		out = fmt.Sprintf("; did you mean %q?", byStem[near])
+	}
+	return out + fmt.Sprintf("; the templates are: %s; name one of them, or create %s/%s", names, w.t.Dir, name)
 }
 
 // notObject reports whether the schema says a value is never an object

@@ -149,9 +149,11 @@ func TestCheck(t *testing.T) {
 			"{{ if not (hasKey . \"style\") }}x{{ else }}{{ .style }}{{ end }}" +
 			"{{ if and (hasKey . \"style\") (eq .style \"x\") }}y{{ end }}", nil},
 		{"an include of a template that is not there", "{{ include \"nope.md.tmpl\" . }}{{ include \"part.md.tmpl\" (get . \"extra\") }}",
-			[]string{at + `1:12: error: include "nope.md.tmpl": no such template; the templates are: main.md.tmpl, part.md.tmpl`}},
+			[]string{at + `1:12: error: include "nope.md.tmpl": no such template; the templates are: main.md.tmpl, part.md.tmpl; name one of them, or create templates/note/nope.md.tmpl`}},
 		{"a template that is not there", "{{ template \"_x.tmpl\" . }}{{ template \"part.md.tmpl\" (get . \"extra\") }}",
-			[]string{at + `1:13: error: no template "_x.tmpl"; the templates are: main.md.tmpl, part.md.tmpl`}},
+			[]string{at + `1:13: error: no template "_x.tmpl"; the templates are: main.md.tmpl, part.md.tmpl; name one of them, or create templates/note/_x.tmpl`}},
+		{"a misspelt template", "{{ template \"prat.md.tmpl\" (get . \"extra\") }}",
+			[]string{at + `1:13: error: no template "prat.md.tmpl"; did you mean "part.md.tmpl"?; the templates are: main.md.tmpl, part.md.tmpl; name one of them, or create templates/note/prat.md.tmpl`}},
 		{"an include by a computed name is not checked", "{{ include (printf \"%s.md.tmpl\" .title) . }}", nil},
 	}
 	for _, c := range cases {
