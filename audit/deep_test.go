@@ -16,6 +16,7 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testpostgres"
 )
 
 // writerEnv, when set to a database path, makes the test binary a writer
@@ -35,7 +36,7 @@ func TestMain(m *testing.M) {
 		fmt.Println(n)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(testpostgres.Main(m))
 }
 
 // writeSome records writerRecords small delegations into the store at

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/promptsmith/promptsmith/internal/testpostgres"
 )
 
 // The tests that need a real process (signals, a server other processes
@@ -141,7 +143,7 @@ func (s *served) wait(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testpostgres.Main(m)
 	if binary.dir != "" {
 		os.RemoveAll(binary.dir)
 	}

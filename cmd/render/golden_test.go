@@ -7,23 +7,22 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
-// TestRenderTest is the author's loop on a copy of the library: render test
-// passes, fails with a diff after a template edit, and passes again after
-// --update, which says what it changed; the same for the types generated
-// from a schema after a schema edit. The edits add text, so that they hold
-// whatever the templates and schemas say.
+// TestRenderTest is the author's loop on a copy of the module's test
+// library: render test passes, fails with a diff after a template edit, and
+// passes again after --update, which says what it changed; the same for the
+// types generated from a schema after a schema edit.
 func TestRenderTest(t *testing.T) {
-	dir := copyLibrary(t)
-	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("../../testdata")); err != nil {
-		t.Fatal(err)
-	}
-	if r := runCLI(t, "", "test", "delegation", "squad", "--templates", dir); r.code != 0 || !strings.Contains(r.stdout, "0 failed") {
+	t.Parallel()
+	dir := fixture.SmallCopy(t)
+	if r := runCLI(t, "", "test", "note", "memo", "--templates", dir); r.code != 0 || !strings.Contains(r.stdout, "0 failed") {
 		t.Fatalf("a clean copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	goldens, _ := filepath.Glob(filepath.Join(dir, "testdata", "golden", "delegation", "*.md"))
-	tmpl := filepath.Join(dir, "templates", "delegation", "overview.md.tmpl")
+	goldens, _ := filepath.Glob(filepath.Join(dir, "testdata", "golden", "note", "*.md"))
+	tmpl := filepath.Join(dir, "templates", "note", "title.md.tmpl")
 	b, _ := os.ReadFile(tmpl)
 	os.WriteFile(tmpl, append(b, "An edited line.\n"...), 0o644)
 	r := runCLI(t, "", "test", "--templates", dir)
@@ -36,7 +35,7 @@ func TestRenderTest(t *testing.T) {
 	}
 	r = runCLI(t, "", "test", "--templates", dir, "--update")
 	if r.code != 0 || !strings.Contains(r.stdout, "updated ") || !strings.Contains(r.stdout, fmt.Sprintf(" %d changed", len(goldens))) {
-		t.Fatalf("--update (%d delegation golden files): exit %d\n%s%s", len(goldens), r.code, r.stdout, r.stderr)
+		t.Fatalf("--update (%d note golden files): exit %d\n%s%s", len(goldens), r.code, r.stdout, r.stderr)
 	}
 	if r := runCLI(t, "", "test", "--templates", dir); r.code != 0 {
 		t.Fatalf("after --update: exit %d\n%s", r.code, r.stdout)
@@ -44,10 +43,10 @@ func TestRenderTest(t *testing.T) {
 
 	// A schema edit changes the types callers get: render test shows it,
 	// --update writes them, and the prompts stay as they are.
-	schema := filepath.Join(dir, "schemas", "delegation.schema.json")
+	schema := filepath.Join(dir, "schemas", "note.schema.json")
 	replaceInFile(t, schema, `"properties": {`, `"properties": {"edited_note": {"type": "string", "description": "An edited field."}, `)
 	r = runCLI(t, "", "test", "--templates", dir)
-	types := filepath.Join(dir, "testdata", "golden", "types", "delegation")
+	types := filepath.Join(dir, "testdata", "golden", "types", "note")
 	for _, f := range []string{types + ".ts", types + ".py"} {
 		if r.code != 1 || !strings.Contains(r.stdout, "FAIL "+f+": the generated types differ") {
 			t.Errorf("after a schema edit: exit %d, no diff of %s\n%s", r.code, f, r.stdout)
@@ -56,7 +55,7 @@ func TestRenderTest(t *testing.T) {
 	if !strings.Contains(r.stdout, "edited_note") || !strings.Contains(r.stdout, " 2 failed") {
 		t.Errorf("after a schema edit: no diff of the types, or more than they failed\n%s", r.stdout)
 	}
-	r = runCLI(t, "", "test", "delegation", "--templates", dir, "--update", "--format", "json")
+	r = runCLI(t, "", "test", "note", "--templates", dir, "--update", "--format", "json")
 	var list []struct{ Variant, Lang, File, Status string }
 	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || r.code != 0 {
 		t.Fatalf("--update --format json: exit %d, %v\n%s", r.code, err, r.stdout)
@@ -91,31 +90,28 @@ func TestRenderTest(t *testing.T) {
 	}
 }
 
-// TestLintAndNew: on a copy of the library, a misspelt field in a branch
-// no example runs makes render lint exit 1 naming the file, line, column
-// and the closest field; a schema default of the wrong type is an error;
-// render new writes a variant that lint and test pass at once.
+// TestLintAndNew: on a copy of the module's test library, a misspelt field
+// in a branch no example runs makes render lint exit 1 naming the file,
+// line, column and the closest field; a schema default of the wrong type is
+// an error; render new writes a variant that lint and test pass at once.
 func TestLintAndNew(t *testing.T) {
 	t.Parallel()
-	dir := copyLibrary(t)
-	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("../../testdata")); err != nil {
-		t.Fatal(err)
-	}
+	dir := fixture.SmallCopy(t)
 	if r := runCLI(t, "", "lint", "--templates", dir); r.code != 0 {
 		t.Fatalf("a clean copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	tmpl := filepath.Join(dir, "templates", "delegation", "details.md.tmpl")
+	tmpl := filepath.Join(dir, "templates", "note", "body.md.tmpl")
 	b, _ := os.ReadFile(tmpl)
-	os.WriteFile(tmpl, append([]byte("{{ if hasKey . \"environment\" }}{{ .delegation.task_sumary }}{{ end }}"), b...), 0o644)
+	os.WriteFile(tmpl, append([]byte("{{ if hasKey . \"urgent\" }}{{ .titel }}{{ end }}"), b...), 0o644)
 	r := runCLI(t, "", "lint", "--templates", dir)
-	want := `templates/delegation/details.md.tmpl:1:46: error: .delegation.task_sumary: the schema defines no field "task_sumary" here; did you mean "task_summary"?`
+	want := `templates/note/body.md.tmpl:1:30: error: .titel: the schema defines no field "titel" here; did you mean "title"?`
 	if r.code != 1 || !strings.Contains(r.stdout, want) {
 		t.Fatalf("a misspelt field: exit %d\n%s\nwant %s", r.code, r.stdout, want)
 	}
 	os.WriteFile(tmpl, b, 0o644)
-	schema := filepath.Join(dir, "schemas", "delegation.schema.json")
+	schema := filepath.Join(dir, "schemas", "note.schema.json")
 	s, _ := os.ReadFile(schema)
-	os.WriteFile(schema, []byte(strings.Replace(string(s), `"may_delegate": {"type": "boolean", "default": false`, `"may_delegate": {"type": "boolean", "default": 5`, 1)), 0o644)
+	os.WriteFile(schema, []byte(strings.Replace(string(s), `"urgent": {"type": "boolean", "default": false`, `"urgent": {"type": "boolean", "default": 5`, 1)), 0o644)
 	if r := runCLI(t, "", "lint", "--templates", dir, "--format", "json"); r.code != 1 || !strings.Contains(r.stdout, "the default is not valid here") {
 		t.Errorf("a wrong-typed default: exit %d\n%s", r.code, r.stdout)
 	}

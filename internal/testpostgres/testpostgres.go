@@ -11,22 +11,27 @@ import (
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx"
+
+	"github.com/promptsmith/promptsmith/internal/fixture"
 )
 
 // Env names the PostgreSQL database the tests may use, as a postgres://
-// URL; the PostgreSQL tests skip when it is unset. .ci/run starts a
-// throwaway server and sets it.
+// URL. When it is unset, Main starts a throwaway cluster for the test
+// process if PostgreSQL's server binaries are installed, and sets it; the
+// PostgreSQL tests skip when there is neither (and fail under CI=true).
 const Env = "PROMPTSMITH_TEST_POSTGRES"
 
 // Schema creates a schema, prefix and random hex, in the database Env
 // names, dropped when the test ends, and returns the URL that reaches it
-// (through search_path). It skips the test when Env is unset.
+// (through search_path). It skips the test when Env is unset (the package's
+// TestMain calls no Main, or the binaries are missing), but not in CI.
 func Schema(t testing.TB, prefix string) string {
 	t.Helper()
 	base := os.Getenv(Env)
 	if base == "" {
-		t.Skip(Env + " is not set: no PostgreSQL to test against (.ci/run starts one)")
+		fixture.Missing(t, Env+" is not set and PostgreSQL's server binaries are missing (Debian: apt-get install postgresql): no PostgreSQL to test against")
 	}
+	waitReady(t)
 	var r [6]byte
 	rand.Read(r[:])
 	schema := prefix + hex.EncodeToString(r[:])
