@@ -13,10 +13,10 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/promptsmith/promptsmith"
-	"github.com/promptsmith/promptsmith/engine/funcs"
-	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/internal/funcs"
 	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 )
 
 // TestFunctionTable: the table of functions in templates/README.md is the

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/internal/input"
 )
 
 // Origin is what a prompt was made from beyond its library: the label and

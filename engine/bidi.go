@@ -3,11 +3,11 @@ package engine
 import (
 	"strconv"
 
-	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
-	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/schema"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/pointer"
+	"github.com/promptsmith/promptsmith/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/schema"
 )
 
 // checkBidi refuses an input string (or key) that holds a bidirectional

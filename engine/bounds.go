@@ -5,7 +5,7 @@ import (
 	"text/template"
 	"text/template/parse"
 
-	"github.com/promptsmith/promptsmith/engine/funcs"
+	"github.com/promptsmith/promptsmith/internal/funcs"
 )
 
 // callWeight is the stack a template call holds beyond its own nesting, in

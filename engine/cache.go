@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/lint"
-	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/internal/lint"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 )
 
 // A provider caches a prompt's exact prefix. The manifest's cache: says

@@ -8,7 +8,7 @@ import (
 	"testing/fstest"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/lint"
+	"github.com/promptsmith/promptsmith/internal/lint"
 )
 
 // deskFS is a library of one variant whose sections read, in order: the

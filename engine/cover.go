@@ -11,8 +11,8 @@ import (
 	"text/template"
 	"text/template/parse"
 
-	"github.com/promptsmith/promptsmith/engine/funcs"
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/funcs"
+	"github.com/promptsmith/promptsmith/internal/problem"
 )
 
 // Branch coverage: which ways through its templates a variant's renders

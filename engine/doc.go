@@ -18,7 +18,11 @@
 //	check     the manifest's checks, on the outline of the prompt (outline)
 //
 // with manifest (prompt.yaml), pointer (JSON pointers) and problem (the
-// error type) beneath them all.
+// error type) beneath them all. budget, check, outline and rules live
+// under engine/internal; funcs, input, lint, manifest, pointer, problem
+// and schema under the module's internal/, where the authoring tools
+// (the language server, typegen, render lint) use them too. A caller
+// outside the module sees this package, and verbatim, alone.
 //
 // # Import rules
 //

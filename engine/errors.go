@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/problem"
 )
 
 // Error is the one error type the engine returns; see package problem for

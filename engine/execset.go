@@ -6,9 +6,9 @@ import (
 	"text/template"
 	"text/template/parse"
 
-	"github.com/promptsmith/promptsmith/engine/funcs"
-	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/pointer"
+	"github.com/promptsmith/promptsmith/internal/funcs"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/pointer"
 )
 
 // execSet is a copy of a variant's templates that one render at a time

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"text/template/parse"
 
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
-	"github.com/promptsmith/promptsmith/engine/schema"
+	"github.com/promptsmith/promptsmith/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/schema"
 )
 
 // A render that fails on a field ({{ .agnet.name }}: "map has no entry for

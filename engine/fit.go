@@ -5,9 +5,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/internal/budget"
-	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 )
 
 // BudgetReport says how a prompt was fitted to its budget.

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/promptsmith/promptsmith/engine/internal/budget"
-	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 )
 
 // estimateSavings is what the first k cuts of a plan are expected to save,

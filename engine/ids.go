@@ -3,8 +3,8 @@ package engine
 import (
 	"encoding/hex"
 
-	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/pointer"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/pointer"
 )
 
 // computeIDs derives each manifest id from a canonical encoding of the input

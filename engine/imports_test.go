@@ -83,33 +83,47 @@ func TestImportRules(t *testing.T) {
 }
 
 // stageDirs lists the engine's stage packages, relative to engine/: the
-// public ones beside engine.go and those under engine/internal.
+// public ones beside engine.go, those under engine/internal, and those
+// under the module's internal/ that doc.go lists (the stages the tools
+// outside the engine use too).
 func stageDirs(t *testing.T) []string {
 	t.Helper()
+	tree := docTree(t)
 	var dirs []string
-	for _, parent := range []string{".", "internal"} {
+	for _, parent := range []string{".", "internal", "../internal"} {
 		entries, err := os.ReadDir(parent)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			if e.IsDir() && e.Name() != "testdata" && e.Name() != "internal" {
-				dirs = append(dirs, filepath.Join(parent, e.Name()))
+			if !e.IsDir() || e.Name() == "testdata" || e.Name() == "internal" {
+				continue
 			}
+			if _, listed := tree[e.Name()]; parent == "../internal" && !listed {
+				continue // a package of the module, not an engine stage
+			}
+			dirs = append(dirs, filepath.Join(parent, e.Name()))
 		}
 	}
 	return dirs
 }
 
-// stageOf names the engine stage an import path is, wherever under engine/
-// it lives.
+// stageOf names the engine stage an import path is, wherever it lives:
+// under engine/, or under the module's internal/ (where only the stages
+// doc.go lists count).
 func stageOf(imp string) (string, bool) {
-	rest, ok := strings.CutPrefix(imp, module+"/engine/")
-	if !ok {
-		return "", false
+	if rest, ok := strings.CutPrefix(imp, module+"/engine/"); ok {
+		return strings.TrimPrefix(rest, "internal/"), true
 	}
-	return strings.TrimPrefix(rest, "internal/"), true
+	if rest, ok := strings.CutPrefix(imp, module+"/internal/"); ok && slices.Contains(internalStages, rest) {
+		return rest, true
+	}
+	return "", false
 }
+
+// internalStages are the engine's stages that live under the module's
+// internal/, where the authoring tools (lsp, typegen, lint) reach them.
+var internalStages = []string{"funcs", "input", "lint", "manifest", "pointer", "problem", "schema"}
 
 // TestRenderPathReadsNoHost: no package of the project on the render path
 // (the engine and every project package it depends on) imports what would

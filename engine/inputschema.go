@@ -1,6 +1,6 @@
 package engine
 
-import "github.com/promptsmith/promptsmith/engine/schema"
+import "github.com/promptsmith/promptsmith/internal/schema"
 
 // InputSchema is the schema of the variant's input at its root, for tools
 // that explain the fields a template may read (an editor's completion).

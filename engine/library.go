@@ -12,9 +12,9 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
-	"github.com/promptsmith/promptsmith/engine/schema"
 	"github.com/promptsmith/promptsmith/internal/phrase"
+	"github.com/promptsmith/promptsmith/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/schema"
 )
 
 // Library is a loaded set of variants. It is immutable and safe for

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/lint"
+	"github.com/promptsmith/promptsmith/internal/lint"
 )
 
 // Lint checks the variant statically, before any input: every field its

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/template/parse"
 
-	"github.com/promptsmith/promptsmith/engine/lint"
+	"github.com/promptsmith/promptsmith/internal/lint"
 )
 
 // headingFindings are the headings checks.headings requires that no

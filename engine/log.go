@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/promptsmith/promptsmith/engine/pointer"
+	"github.com/promptsmith/promptsmith/internal/pointer"
 )
 
 // renderLog gathers what one render's log lines say: the variant, its ids,

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/internal/check"
 	"github.com/promptsmith/promptsmith/engine/internal/outline"
-	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/engine/pointer"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/manifest"
+	"github.com/promptsmith/promptsmith/internal/pointer"
 )
 
 // Input is a document to render: JSON or YAML bytes and a name for error

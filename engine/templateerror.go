@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/funcs"
-	"github.com/promptsmith/promptsmith/engine/schema"
+	"github.com/promptsmith/promptsmith/internal/funcs"
 	"github.com/promptsmith/promptsmith/internal/phrase"
+	"github.com/promptsmith/promptsmith/internal/schema"
 )
 
 // text/template reports "template: NAME:LINE:COL: executing "NAME" at <.x>: msg".

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/pointer"
+	"github.com/promptsmith/promptsmith/internal/pointer"
 )
 
 // Errors of types at render time, said as lint says them before any input:

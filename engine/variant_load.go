@@ -7,10 +7,10 @@ import (
 	"strings"
 	"text/template"
 
-	"github.com/promptsmith/promptsmith/engine/funcs"
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
-	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/engine/schema"
+	"github.com/promptsmith/promptsmith/internal/funcs"
+	"github.com/promptsmith/promptsmith/internal/manifest"
+	"github.com/promptsmith/promptsmith/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/schema"
 )
 
 // loadVariant reads the variant in the folder dir: its manifest, its

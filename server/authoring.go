@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"reflect"
 
-	"github.com/promptsmith/promptsmith/engine/lint"
+	"github.com/promptsmith/promptsmith/internal/lint"
 	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 

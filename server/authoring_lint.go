@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/lint"
 	"github.com/promptsmith/promptsmith/internal/librarylint"
+	"github.com/promptsmith/promptsmith/internal/lint"
 	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 

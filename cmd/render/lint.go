@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/lint"
 	"github.com/promptsmith/promptsmith/internal/librarylint"
+	"github.com/promptsmith/promptsmith/internal/lint"
 	"github.com/spf13/cobra"
 )
 

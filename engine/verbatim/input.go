@@ -4,11 +4,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
-	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/engine/pointer"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 	"github.com/promptsmith/promptsmith/internal/phrase"
+	"github.com/promptsmith/promptsmith/internal/pointer"
+	"github.com/promptsmith/promptsmith/internal/problem"
 )
 
 // Of returns the markers a manifest declares for a region.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/problem"
 )
 
 var markers = Markers{Start: "<!-- PARENT PROMPT START -->", End: "<!-- PARENT PROMPT END -->"}

@@ -15,7 +15,7 @@ import (
 	"iter"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/problem"
 )
 
 // Region is the byte range of one verbatim field inside a prompt.

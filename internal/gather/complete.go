@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/pointer"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/pointer"
 )
 
 // Complete merges gathered fields into a base input and returns the

@@ -24,8 +24,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 

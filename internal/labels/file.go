@@ -5,7 +5,7 @@ import (
 	"strconv"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/internal/input"
 	"github.com/promptsmith/promptsmith/internal/regular"
 	"gopkg.in/yaml.v3"
 )

@@ -14,8 +14,8 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/lint"
 	"github.com/promptsmith/promptsmith/internal/golden"
+	"github.com/promptsmith/promptsmith/internal/lint"
 )
 
 // Findings lints the named variants of lib (all when none is). A variant

@@ -11,7 +11,7 @@ import (
 	"testing/fstest"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/lint"
+	"github.com/promptsmith/promptsmith/internal/lint"
 )
 
 // TestMerge holds how findings become one per place: the same kind,

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/lint"
+	"github.com/promptsmith/promptsmith/internal/lint"
 	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 

@@ -11,8 +11,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/lint"
 	"github.com/promptsmith/promptsmith/internal/librarylint"
+	"github.com/promptsmith/promptsmith/internal/lint"
 	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/funcs"
+	"github.com/promptsmith/promptsmith/internal/funcs"
 )
 
 // function is what the editor shows of a function a template may call.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/schema"
+	"github.com/promptsmith/promptsmith/internal/schema"
 )
 
 // What the dot is at a place of a template, as the schema describes it:

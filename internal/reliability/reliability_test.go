@@ -13,11 +13,11 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/engine/input"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
 	"github.com/promptsmith/promptsmith/internal/alloc"
 	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/gather"
+	"github.com/promptsmith/promptsmith/internal/input"
 	"github.com/promptsmith/promptsmith/internal/testrepo"
 	"github.com/promptsmith/promptsmith/server"
 	"github.com/promptsmith/promptsmith/tokens"

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/internal/input"
 )
 
 // builder turns a decoded schema into a model. It lives for one Generate.

@@ -17,7 +17,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/input"
+	"github.com/promptsmith/promptsmith/internal/input"
 )
 
 // Lang is a language Generate writes types in. Its value is what

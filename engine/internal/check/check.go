@@ -12,11 +12,11 @@ import (
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/internal/outline"
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
-	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/engine/pointer"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 	"github.com/promptsmith/promptsmith/internal/phrase"
+	"github.com/promptsmith/promptsmith/internal/pointer"
+	"github.com/promptsmith/promptsmith/internal/problem"
 )
 
 // Result is the outcome of one check.

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine/internal/check"
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
-	"github.com/promptsmith/promptsmith/engine/manifest"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
+	"github.com/promptsmith/promptsmith/internal/manifest"
+	"github.com/promptsmith/promptsmith/internal/problem"
 )
 
 // section is the text one section's template wrote.

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine/internal/check"
-	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 )
 
 // TestMissingHeadingSaysWhy holds that a required heading the prompt lacks

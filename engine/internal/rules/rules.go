@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/internal/problem"
-	"github.com/promptsmith/promptsmith/engine/manifest"
-	"github.com/promptsmith/promptsmith/engine/pointer"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 	"github.com/promptsmith/promptsmith/internal/phrase"
+	"github.com/promptsmith/promptsmith/internal/pointer"
+	"github.com/promptsmith/promptsmith/internal/problem"
 )
 
 // Checker applies one variant's rules.

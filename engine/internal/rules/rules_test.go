@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 )
 
 func check(t *testing.T, r manifest.Rules, doc string) error {

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/manifest"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 )
 
 // TestRulesAreLinear: unique and references over 32,768 tools and as many
