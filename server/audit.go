@@ -131,7 +131,7 @@ func storeAnswer(err error) error {
 // auditKeyParam is the {key} of an audit path.
 func auditKeyParam(*openapi.Builder) map[string]any {
 	return map[string]any{"name": "key", "in": "path", "required": true,
-		"description": "A recorded prompt's hash or SHA-256, a unique prefix of either, or an id value such as a delegation_id.",
+		"description": "A recorded prompt's hash or SHA-256, a unique prefix of either of 8 hex digits or more, or an id value such as a delegation_id.",
 		"schema":      map[string]any{"type": "string"}}
 }
 
