@@ -88,12 +88,12 @@ func (r *Repo) resolveName(ctx context.Context, ref, name string) (candidate, er
 		}
 		cands = found
 	} else {
-		if hexRe.MatchString(name) {
-			objects, err := r.objects(ctx, name)
+		if hex := strings.ToLower(name); hexRe.MatchString(hex) {
+			objects, err := r.objects(ctx, hex)
 			if err != nil {
 				return candidate{}, err
 			}
-			if len(objects) == 1 && objects[0].name == name {
+			if len(objects) == 1 && objects[0].name == hex {
 				return r.peeled(ctx, ref, objects[0]) // a full hash, as given
 			}
 			cands = append(cands, objects...)

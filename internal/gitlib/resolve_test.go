@@ -48,17 +48,18 @@ func TestResolveHijack(t *testing.T) {
 		}
 	}
 	for ref, want := range map[string]string{
-		"refs/heads/staging":      first,
-		"refs/tags/staging":       main,
-		"refs/tags/" + first[:12]: main,
-		first:                     first,
-		main:                      main,
-		"HEAD":                    main,
-		"HEAD~1":                  first,
-		"refs/heads/staging~0":    first,
-		"v1":                      first,
-		main[:7]:                  main,
-		main[:20]:                 main,
+		"refs/heads/staging":       first,
+		"refs/tags/staging":        main,
+		"refs/tags/" + first[:12]:  main,
+		first:                      first,
+		main:                       main,
+		"HEAD":                     main,
+		"HEAD~1":                   first,
+		"refs/heads/staging~0":     first,
+		"v1":                       first,
+		main[:7]:                   main,
+		main[:20]:                  main,
+		strings.ToUpper(main[:10]): main,
 	} {
 		if got, err := repo.Resolve(ctx, ref); err != nil || got != want {
 			t.Errorf("Resolve(%s) = %s, %v; want %s", ref, got, err, want)
