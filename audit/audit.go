@@ -46,6 +46,7 @@ import (
 type Store struct {
 	db       *sql.DB
 	be       backend
+	group    *group // the writers of a store opened for writing (group.go)
 	where    string // the file, or the URL without its password: what errors name
 	readOnly bool
 	// budget says that the schema has prompts.budget (budgetVersion). Only a
@@ -80,10 +81,13 @@ type backend interface {
 	// check verifies, without writing, that the schema can be read (see
 	// checkCurrent), and returns the versions it has.
 	check(ctx context.Context, db *sql.DB) (map[int]bool, error)
-	// write stores a record in the transaction tx, which the store
+	// begin sets up a transaction the store writes in: the statement
+	// timeout, on the database's side where it has one.
+	begin(ctx context.Context, tx *sql.Tx, timeout time.Duration) error
+	// write stores records in the transaction tx, which the store
 	// commits: idempotent, and safe against concurrent writers of the same
 	// prompts.
-	write(ctx context.Context, tx *sql.Tx, rec *record) error
+	write(ctx context.Context, tx *sql.Tx, recs []*record) error
 	// reader returns what the queries of one read run on, and a function
 	// to call when they are done.
 	reader(ctx context.Context, db *sql.DB) (querier, func(), error)
@@ -115,7 +119,7 @@ func IsURL(target string) bool {
 }
 
 func open(ctx context.Context, target string, readOnly bool, opts []Option) (*Store, error) {
-	o := options{statementTimeout: DefaultStatementTimeout}
+	o := options{statementTimeout: DefaultStatementTimeout, writers: DefaultWriters}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -129,7 +133,11 @@ func open(ctx context.Context, target string, readOnly bool, opts []Option) (*St
 		err   error
 	)
 	if IsURL(target) {
-		db, be, where, err = openPostgres(target, readOnly, o.statementTimeout)
+		conns := Readers
+		if !readOnly {
+			conns += o.writers
+		}
+		db, be, where, err = openPostgres(target, conns, o.statementTimeout)
 	} else {
 		db, be, where, err = openSQLite(target, readOnly)
 	}
@@ -155,8 +163,12 @@ func open(ctx context.Context, target string, readOnly bool, opts []Option) (*St
 		}
 		return nil, &engine.Error{Kind: engine.KindUsage, Path: where, Reason: "cannot open the audit store: " + err.Error(), Err: err, Hints: openHints(target)}
 	}
-	return &Store{db: db, be: be, where: where, readOnly: readOnly, budget: applied[budgetVersion], signed: applied[signatureVersion], origin: applied[originVersion],
-		key: o.key, now: time.Now, statementTimeout: o.statementTimeout}, nil
+	s := &Store{db: db, be: be, where: where, readOnly: readOnly, budget: applied[budgetVersion], signed: applied[signatureVersion], origin: applied[originVersion],
+		key: o.key, now: time.Now, statementTimeout: o.statementTimeout}
+	if !readOnly {
+		s.startWriters(o.writers)
+	}
+	return s, nil
 }
 
 func openHints(target string) []string {
@@ -166,8 +178,12 @@ func openHints(target string) []string {
 	return []string{"check that the folder exists and is writable, and that the file is an audit database"}
 }
 
-// Close closes the store.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the store, once the transactions being written have
+// committed; a Record still waiting to be taken fails.
+func (s *Store) Close() error {
+	s.stopWriters()
+	return s.db.Close()
+}
 
 // Hash is the hex SHA-256 of a text: what sha256sum prints for a prompt
 // file. Resolve finds a recorded prompt by it (or by a prefix of it) as well
@@ -259,9 +275,10 @@ func (s *Store) RecordFrom(ctx context.Context, v *engine.Variant, res *engine.R
 			rec.sigs[i] = signPrompt(s.key, &r, n.sums())
 		}
 	}
-	ctx, cancel := s.statementContext(ctx)
-	defer cancel()
-	if err := inTx(ctx, s.db, func(tx *sql.Tx) error { return s.be.write(ctx, tx, rec) }); err != nil {
+	if err := s.commit(ctx, rec); err != nil {
+		if _, ok := err.(*engine.Error); ok {
+			return "", err
+		}
 		return "", &engine.Error{Kind: engine.KindUnavailable, Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
 	}
 	return top.hash, nil

@@ -8,3 +8,10 @@ import "context"
 func ResolveAnyPrefix(ctx context.Context, s *Store, key string) (string, error) {
 	return s.resolve(ctx, key, 1)
 }
+
+// OnTransaction calls f with the number of records of each transaction the
+// store writes, before it writes it; f may block, holding that writer.
+func OnTransaction(s *Store, f func(n int)) { s.group.written = f }
+
+// Waiting is the number of records waiting for a writer to take them.
+func Waiting(s *Store) int { return int(s.group.waiting.Load()) }

@@ -3,7 +3,9 @@ package audit
 import (
 	"context"
 	"database/sql"
+	"maps"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,10 +20,15 @@ import (
 // together: the second waits, then finds every version applied.
 const migrationLock int64 = 0x7073_6175_6469_7431 // "psaudit1"
 
-// maxConns bounds the connections one Store opens to PostgreSQL.
-const maxConns = 16
+// Readers is the number of connections a store reads on at once, beside
+// its writers' (WithWriters): a replica's connection budget on PostgreSQL
+// is Readers + its writers, 6 by default.
+const Readers = 4
 
-type postgresBackend struct{ where string }
+type postgresBackend struct {
+	where   string
+	timeout time.Duration // the statement timeout, set in each transaction
+}
 
 // redact returns target without its password, for messages.
 func redact(target string) string {
@@ -33,9 +40,8 @@ func redact(target string) string {
 }
 
 // openPostgres connects to the database a postgres:// URL names, through
-// pgx's database/sql driver. A read-only store's sessions have
-// default_transaction_read_only on, so nothing it runs can write.
-func openPostgres(target string, readOnly bool, timeout time.Duration) (*sql.DB, backend, string, error) {
+// pgx's database/sql driver, with at most conns connections.
+func openPostgres(target string, conns int, timeout time.Duration) (*sql.DB, backend, string, error) {
 	where := redact(target)
 	cfg, err := pgx.ParseConfig(target)
 	if err != nil {
@@ -47,22 +53,34 @@ func openPostgres(target string, readOnly bool, timeout time.Duration) (*sql.DB,
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "promptsmith audit"
 	}
-	if readOnly {
-		cfg.RuntimeParams["default_transaction_read_only"] = "on"
-	}
-	// The server ends a statement that runs or waits on a lock past the
-	// timeout itself, so that a write stuck behind a locked table frees
-	// its connection even when the client is gone. A URL's own
-	// statement_timeout wins.
-	if _, ok := cfg.RuntimeParams["statement_timeout"]; !ok && timeout > 0 {
-		cfg.RuntimeParams["statement_timeout"] = strconv.FormatInt(timeout.Milliseconds(), 10)
+	// Nothing else is set at connection start, where PgBouncer refuses
+	// what it does not track: the statement timeout is set in each
+	// transaction (SET LOCAL), reads run in READ ONLY transactions, and
+	// statements are sent unnamed, never prepared once and reused on a
+	// later transaction, which in PgBouncer's transaction mode may run on
+	// another server connection. A URL's own default_query_exec_mode wins.
+	if _, ok := urlParam(target, "default_query_exec_mode"); !ok {
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	}
 	db := stdlib.OpenDB(*cfg)
-	// A record holds one connection for a few statements; bounding the pool
-	// keeps many replicas within the server's max_connections.
-	db.SetMaxOpenConns(maxConns)
-	db.SetMaxIdleConns(maxConns / 4)
-	return db, postgresBackend{where}, where, nil
+	// A transaction holds one connection for a few statements; bounding the
+	// pool keeps many replicas within the server's max_connections.
+	db.SetMaxOpenConns(conns)
+	db.SetMaxIdleConns(conns)
+	return db, postgresBackend{where, timeout}, where, nil
+}
+
+// urlParam is the value of a query parameter of a postgres:// URL.
+func urlParam(target, name string) (string, bool) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return "", false
+	}
+	v, ok := u.Query()[name]
+	if !ok || len(v) == 0 {
+		return "", false
+	}
+	return v[0], true
 }
 
 // rebind numbers the ? placeholders $1, $2, … (no query here has a ? in a
@@ -123,35 +141,55 @@ func (b postgresBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, e
 		"record a render with --audit and this URL first; reading never creates tables")
 }
 
-// write stores a record with four statements (five when a key signs the
-// metadata update), whatever its depth, in one READ COMMITTED transaction.
-// Prompts are inserted in address order with ON CONFLICT DO NOTHING: a
-// writer that meets a prompt another transaction is inserting waits for
-// that one to end and then skips it (or inserts it, if that one rolled
-// back), so concurrent records of one parent store it once and never fail. Only the transaction that inserted a prompt inserts
-// its parts, so parts never conflict; the metadata update and the ids come
-// after every prompt, ids in sorted order. Locks are thus always taken in
-// one order, and no two records can deadlock.
-func (postgresBackend) write(ctx context.Context, tx *sql.Tx, rec *record) error {
-	n := len(rec.nodes)
-	hash, sha, variant, lib, short, vhash, version, when, budget := make([]string, n), make([]string, n), make([]string, n),
-		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	sig := rec.sigs
+// begin sets the statement timeout on the database's side for this
+// transaction only (SET LOCAL), where a startup parameter would be refused
+// by PgBouncer: the database ends a statement that runs or waits on a
+// lock past it even when the client has gone.
+func (postgresBackend) begin(ctx context.Context, tx *sql.Tx, timeout time.Duration) error {
+	return setLocalTimeout(ctx, tx, timeout)
+}
+
+func setLocalTimeout(ctx context.Context, tx *sql.Tx, timeout time.Duration) error {
+	if timeout <= 0 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT set_config('statement_timeout', $1, true)`, strconv.FormatInt(timeout.Milliseconds(), 10))
+	return err
+}
+
+// write stores records with a few statements for all of them, whatever
+// their number and depth, in one READ COMMITTED transaction: their inputs,
+// their prompts, the parts of the prompts that are new, the metadata of
+// recorded prompts known before only as embedded, and their ids. Prompts
+// are inserted in address order with ON CONFLICT DO NOTHING: a writer
+// that meets a prompt another transaction is inserting waits for that one
+// to end and then skips it (or inserts it, if that one rolled back), so
+// concurrent records of one parent store it once and never fail. Only the
+// transaction that inserted a prompt inserts its parts, so parts never
+// conflict; the metadata updates and the ids come after every prompt, in
+// sorted order. Locks are thus always taken in one order, and no two
+// transactions can deadlock.
+func (postgresBackend) write(ctx context.Context, tx *sql.Tx, recs []*record) error {
+	if err := writeInputs(ctx, tx, recs); err != nil {
+		return err
+	}
+	rows := batchRows(recs)
+	n := len(rows)
+	hash, sha, variant, lib, short, vhash, version, when, budget, sig := make([]string, n), make([]string, n), make([]string, n),
+		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	size := make([]int64, n)
 	label, commit, input, tokens, maxTokens := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]int64, n)
 	byHash := make(map[string]*node, n)
-	for i, nd := range rec.nodes {
+	for i, r := range rows {
+		nd, rec := r.node, r.rec
 		m := rec.meta(nd)
-		hash[i], sha[i], size[i], variant[i], when[i] = nd.hash, m.sha256, nd.size, m.variant, rec.when
+		hash[i], sha[i], size[i], variant[i], when[i], sig[i] = nd.hash, m.sha256, nd.size, m.variant, rec.when, r.sig
 		lib[i], short[i], vhash[i], version[i], budget[i] = m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version, m.budget
 		o := m.origin
 		label[i], commit[i], input[i], maxTokens[i], tokens[i] = o.label, o.commit, o.input, o.maxTokens, o.tokens
 		byHash[nd.hash] = nd
 	}
-	if err := writeInput(ctx, tx, postgresBackend{}.rebind, rec); err != nil {
-		return err
-	}
-	rows, err := tx.QueryContext(ctx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget, signature,
+	fresh, err := queryStrings(ctx, tx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget, signature,
 		label, git_commit, input, max_tokens, token_encoding)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
 			$12::text[], $13::text[], $14::text[], $15::int8[], $16::text[])
@@ -160,26 +198,13 @@ func (postgresBackend) write(ctx context.Context, tx *sql.Tx, rec *record) error
 	if err != nil {
 		return err
 	}
-	var fresh []*node
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			rows.Close()
-			return err
-		}
-		fresh = append(fresh, byHash[h])
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-
+	isFresh := make(map[string]bool, len(fresh))
 	var pHash, pChild, pRegion []string
 	var pSeq []int32
 	var pBytes [][]byte
-	topNew := false
-	for _, nd := range fresh {
-		topNew = topNew || nd == rec.top
+	for _, h := range fresh {
+		isFresh[h] = true
+		nd := byHash[h]
 		for i, seg := range nd.segs {
 			child, region := nd.kid(i)
 			pHash, pSeq, pBytes, pChild, pRegion = append(pHash, nd.hash), append(pSeq, int32(i)), append(pBytes, []byte(seg)),
@@ -193,22 +218,126 @@ func (postgresBackend) write(ctx context.Context, tx *sql.Tx, rec *record) error
 			return err
 		}
 	}
-	if !topNew {
-		if err := rec.updateTopRow(ctx, tx, postgresBackend{}.rebind); err != nil {
-			return err
+	if err := updateTops(ctx, tx, recs, isFresh); err != nil {
+		return err
+	}
+	return writeIDs(ctx, tx, recs)
+}
+
+// batchRow is the prompts row a batch writes for one prompt: the node, the
+// record whose metadata it carries (the one that recorded it, if any, else
+// one that embeds it) and that record's signature of the row.
+type batchRow struct {
+	node *node
+	rec  *record
+	sig  string
+}
+
+// batchRows lists each prompt of recs once, in address order.
+func batchRows(recs []*record) []batchRow {
+	byHash := map[string]batchRow{}
+	for _, rec := range recs {
+		for i, nd := range rec.nodes {
+			have, ok := byHash[nd.hash]
+			if !ok || (nd == rec.top && have.node != have.rec.top) {
+				byHash[nd.hash] = batchRow{nd, rec, rec.sigs[i]}
+			}
 		}
 	}
-	if len(rec.ids) > 0 {
-		names, values, hashes, sigs := make([]string, len(rec.ids)), make([]string, len(rec.ids)), make([]string, len(rec.ids)), make([]string, len(rec.ids))
-		for i, id := range rec.ids {
-			names[i], values[i], hashes[i], sigs[i] = id[0], id[1], rec.top.hash, id[2]
+	return slices.SortedFunc(maps.Values(byHash), func(a, b batchRow) int { return strings.Compare(a.node.hash, b.node.hash) })
+}
+
+// updateTops gives the recorded prompts that were stored before, only as
+// embedded in another, the metadata of their record. Which of them still
+// lack it is asked in one query: a prompt recorded again, the common case,
+// needs no update.
+func updateTops(ctx context.Context, tx *sql.Tx, recs []*record, fresh map[string]bool) error {
+	var tops []string
+	for _, rec := range recs {
+		if !fresh[rec.top.hash] {
+			tops = append(tops, rec.top.hash)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO ids(name, value, hash, signature) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-			ON CONFLICT DO NOTHING`, names, values, hashes, sigs); err != nil {
+	}
+	if len(tops) == 0 {
+		return nil
+	}
+	slices.Sort(tops)
+	bare, err := queryStrings(ctx, tx, `SELECT hash FROM prompts WHERE hash = ANY($1::text[]) AND variant = '' ORDER BY hash`, slices.Compact(tops))
+	if err != nil || len(bare) == 0 {
+		return err
+	}
+	byTop := map[string]*record{}
+	for _, rec := range recs {
+		if _, ok := byTop[rec.top.hash]; !ok {
+			byTop[rec.top.hash] = rec
+		}
+	}
+	for _, h := range bare {
+		if err := byTop[h].updateTopRow(ctx, tx, postgresBackend{}.rebind); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeInputs stores the records' inputs, each once.
+func writeInputs(ctx context.Context, tx *sql.Tx, recs []*record) error {
+	seen := map[string]bool{}
+	var hash, when []string
+	var data [][]byte
+	for _, rec := range recs {
+		if rec.input == nil || seen[rec.origin.input] {
+			continue
+		}
+		seen[rec.origin.input] = true
+		hash, data, when = append(hash, rec.origin.input), append(data, rec.input), append(when, rec.when)
+	}
+	if len(hash) == 0 {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO inputs(hash, data, recorded) SELECT * FROM unnest($1::text[], $2::bytea[], $3::text[]) ORDER BY 1
+		ON CONFLICT DO NOTHING`, hash, data, when)
+	return err
+}
+
+// writeIDs stores the records' ids, in sorted order.
+func writeIDs(ctx context.Context, tx *sql.Tx, recs []*record) error {
+	var ids [][4]string
+	for _, rec := range recs {
+		for _, id := range rec.ids {
+			ids = append(ids, [4]string{id[0], id[1], rec.top.hash, id[2]})
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	slices.SortFunc(ids, func(a, b [4]string) int { return slices.Compare(a[:], b[:]) })
+	ids = slices.CompactFunc(ids, func(a, b [4]string) bool { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] })
+	names, values, hashes, sigs := make([]string, len(ids)), make([]string, len(ids)), make([]string, len(ids)), make([]string, len(ids))
+	for i, id := range ids {
+		names[i], values[i], hashes[i], sigs[i] = id[0], id[1], id[2], id[3]
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO ids(name, value, hash, signature) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+		ON CONFLICT DO NOTHING`, names, values, hashes, sigs)
+	return err
+}
+
+// queryStrings runs a query whose rows are one text column.
+func queryStrings(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
 }
 
 // reader runs a read in one read-only REPEATABLE READ transaction, so that
@@ -217,12 +346,16 @@ func (postgresBackend) write(ctx context.Context, tx *sql.Tx, rec *record) error
 // level, and on tables the planner has no statistics for yet (a new store,
 // a chain just recorded) it would otherwise scan the whole table at every
 // level, the square of the depth in all.
-func (postgresBackend) reader(ctx context.Context, db *sql.DB) (querier, func(), error) {
+func (b postgresBackend) reader(ctx context.Context, db *sql.DB) (querier, func(), error) {
 	tx, err := db.BeginTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
 		return nil, nil, err
 	}
 	if _, err := tx.ExecContext(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+		tx.Rollback()
+		return nil, nil, err
+	}
+	if err := setLocalTimeout(ctx, tx, b.timeout); err != nil {
 		tx.Rollback()
 		return nil, nil, err
 	}

@@ -36,6 +36,8 @@ type options struct {
 	keySet bool
 	// statementTimeout bounds each write and read (WithStatementTimeout).
 	statementTimeout time.Duration
+	// writers is the number of transactions written at once (WithWriters).
+	writers int
 }
 
 // WithKey gives the store a key of at least MinKeySize bytes. Every record

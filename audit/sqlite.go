@@ -149,11 +149,24 @@ func (b sqliteBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, err
 		"name the file that render --audit wrote")
 }
 
-// write inserts the record's prompts in address order, the parts of those
+// write inserts each record's prompts in address order, the parts of those
 // that are new, the recorded prompt's metadata if it was known only as
 // embedded, and its ids. SQLite has one writer at a time; the transaction
 // began IMMEDIATE, so it holds the write lock from the start.
-func (sqliteBackend) write(ctx context.Context, tx *sql.Tx, rec *record) error {
+func (b sqliteBackend) write(ctx context.Context, tx *sql.Tx, recs []*record) error {
+	for _, rec := range recs {
+		if err := b.writeOne(ctx, tx, rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// begin needs nothing: SQLite's busy timeout and the store's context bound
+// a transaction.
+func (sqliteBackend) begin(context.Context, *sql.Tx, time.Duration) error { return nil }
+
+func (sqliteBackend) writeOne(ctx context.Context, tx *sql.Tx, rec *record) error {
 	if err := writeInput(ctx, tx, sqliteBackend{}.rebind, rec); err != nil {
 		return err
 	}
