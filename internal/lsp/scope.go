@@ -211,8 +211,10 @@ func afterName(toks []token) []token {
 // the value of its elements).
 func (a *analysis) declare(sc *scope, f *frame, toks []token, isRange bool) schema.Node {
 	var names []string
+	assign := false // $x = ...: the variable declared before changes
 	for i, t := range toks {
 		if t.kind == tokDeclare {
+			assign = t.text == "="
 			for _, v := range toks[:i] {
 				if v.kind == tokField && strings.HasPrefix(v.text, "$") {
 					names = append(names, v.text)
@@ -227,6 +229,14 @@ func (a *analysis) declare(sc *scope, f *frame, toks []token, isRange bool) sche
 		val = val.Elem()
 	}
 	switch {
+	case len(names) == 1 && assign:
+		for i := len(sc.frames) - 1; i >= 0; i-- {
+			if _, ok := sc.frames[i].vars[names[0]]; ok {
+				f = sc.frames[i]
+				break
+			}
+		}
+		f.vars[names[0]] = val
 	case len(names) == 1:
 		f.vars[names[0]] = val
 	case len(names) == 2 && isRange:
@@ -287,6 +297,14 @@ func (a *analysis) resolve(sc *scope, pipe [][]expr) schema.Node {
 				val = arg
 			case firstOf(fn):
 				val = arg.Elem()
+			case (fn == "append" || fn == "mustAppend") && len(cmd) == 3:
+				// a list built in the template: of what is appended, or
+				// what the list was
+				if val = schema.ListOf(arg); val.Open() {
+					val = a.operand(sc, cmd[1])
+				}
+			case fn == "list" && len(cmd) > 1:
+				val = schema.ListOf(a.operand(sc, cmd[1]))
 			case fn == "get" && len(cmd) == 3 && cmd[2].tok != nil && cmd[2].tok.kind == tokString:
 				key, _ := strconv.Unquote(cmd[2].tok.text)
 				val, _ = a.operand(sc, cmd[1]).Field(key)
