@@ -112,7 +112,12 @@ func FuzzTemplates(f *testing.F) {
 		if err != nil {
 			t.Fatalf("load %s: %v", body, err)
 		}
-		_, err = lib.Render(context.Background(), "f", engine.Input{Name: "in.json", Data: []byte(`{}`)})
+		v, err := lib.Variant("f")
+		if err != nil {
+			t.Fatalf("load %s: %v", body, err)
+		}
+		v.Lint() // the language server lints what it renders
+		_, err = v.Render(context.Background(), engine.Input{Name: "in.json", Data: []byte(`{}`)}, engine.Cover(v.NewCoverage()))
 		var e *engine.Error
 		if err != nil && (!errors.As(err, &e) || e.Kind != engine.KindTemplate) {
 			t.Fatalf("render %s: %v", body, err)
