@@ -14,9 +14,9 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/internal/funcs"
-	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
 	"github.com/promptsmith/promptsmith/internal/input"
 	"github.com/promptsmith/promptsmith/internal/manifest"
+	"github.com/promptsmith/promptsmith/internal/testing/goldentest"
 )
 
 // TestFunctionTable: the table of functions in templates/README.md is the

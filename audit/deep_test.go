@@ -16,7 +16,7 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/testpostgres"
+	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 )
 
 // writerEnv, when set to a database path, makes the test binary a writer

@@ -13,7 +13,7 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/testpostgres"
+	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 )
 
 // backend is where a test's store lives: a fresh SQLite file, or a fresh

@@ -367,11 +367,27 @@ func (s *Store) verifyRows(ctx context.Context, rep *Report, add func(...Problem
 	}
 	defer done()
 	bad = map[string]bool{}
+	if whole, err = s.verifyPrompts(ctx, db, rep, add, bad); err != nil {
+		return nil, nil, err
+	}
+	if err := verifyOrphanParts(ctx, db, rep, add, bad); err != nil {
+		return nil, nil, err
+	}
+	if err := s.verifyIDs(ctx, db, rep, add); err != nil {
+		return nil, nil, err
+	}
+	return whole, bad, nil
+}
+
+// verifyPrompts checks each prompt with its parts (checkPrompt), marking
+// those that fail in bad, and returns those made of several parts that
+// have a SHA-256 to check the whole text against.
+func (s *Store) verifyPrompts(ctx context.Context, db querier, rep *Report, add func(...Problem), bad map[string]bool) (whole []string, err error) {
 	rows, err := db.QueryContext(ctx, `SELECT `+s.promptColumns("pr.")+`, pa.seq, pa.bytes, pa.child, pa.region, c.size
 		FROM prompts pr LEFT JOIN parts pa ON pa.hash = pr.hash LEFT JOIN prompts c ON c.hash = pa.child
 		ORDER BY pr.hash, pa.seq`)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var (
 		cur      *promptRow
@@ -403,7 +419,7 @@ func (s *Store) verifyRows(ctx context.Context, rep *Report, add func(...Problem
 		)
 		if err := rows.Scan(append(r.fields(), &seq, &b, &child, &region, &childSize)...); err != nil {
 			rows.Close()
-			return nil, nil, err
+			return nil, err
 		}
 		if cur == nil || r.hash != cur.hash {
 			flush()
@@ -424,21 +440,27 @@ func (s *Store) verifyRows(ctx context.Context, rep *Report, add func(...Problem
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	flush()
 
-	rows, err = db.QueryContext(ctx, `SELECT pa.hash, count(*) FROM parts pa LEFT JOIN prompts pr ON pr.hash = pa.hash
+	return whole, nil
+}
+
+// verifyOrphanParts reports parts whose prompt has no row, marking them
+// in bad.
+func verifyOrphanParts(ctx context.Context, db querier, rep *Report, add func(...Problem), bad map[string]bool) error {
+	rows, err := db.QueryContext(ctx, `SELECT pa.hash, count(*) FROM parts pa LEFT JOIN prompts pr ON pr.hash = pa.hash
 		WHERE pr.hash IS NULL GROUP BY pa.hash ORDER BY pa.hash`)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	for rows.Next() {
 		var h string
 		var n int64
 		if err := rows.Scan(&h, &n); err != nil {
 			rows.Close()
-			return nil, nil, err
+			return err
 		}
 		rep.Parts += n
 		bad[h] = true
@@ -446,20 +468,26 @@ func (s *Store) verifyRows(ctx context.Context, rep *Report, add func(...Problem
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, nil, err
+		return err
 	}
 
-	rows, err = db.QueryContext(ctx, `SELECT i.name, i.value, i.hash, `+s.signatureColumn("i.")+`, pr.hash
+	return nil
+}
+
+// verifyIDs reports ids that name no prompt and, with a key, those whose
+// signature does not verify.
+func (s *Store) verifyIDs(ctx context.Context, db querier, rep *Report, add func(...Problem)) error {
+	rows, err := db.QueryContext(ctx, `SELECT i.name, i.value, i.hash, `+s.signatureColumn("i.")+`, pr.hash
 		FROM ids i LEFT JOIN prompts pr ON pr.hash = i.hash ORDER BY i.name, i.value, i.hash`)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id idRow
 		var prompt sql.NullString
 		if err := rows.Scan(&id.name, &id.value, &id.hash, &id.signature, &prompt); err != nil {
-			return nil, nil, err
+			return err
 		}
 		rep.IDs++
 		if id.signature != "" {
@@ -474,5 +502,5 @@ func (s *Store) verifyRows(ctx context.Context, rep *Report, add func(...Problem
 			}
 		}
 	}
-	return whole, bad, rows.Err()
+	return rows.Err()
 }

@@ -9,7 +9,7 @@ import (
 	"testing/fstest"
 	"text/template"
 
-	"github.com/promptsmith/promptsmith/internal/alloc"
+	"github.com/promptsmith/promptsmith/internal/testing/alloc"
 )
 
 // TestFieldPrintsAsBefore: an action rewritten to write a verbatim field

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/internal/labels"
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 	"github.com/promptsmith/promptsmith/server"
 )
 

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/internal/testpostgres"
+	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 )
 
 // TestMain gives the PostgreSQL tests a throwaway cluster when no database

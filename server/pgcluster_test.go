@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/internal/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // pgCluster is a PostgreSQL cluster of the test's own, run from Debian's

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith"
-	"github.com/promptsmith/promptsmith/internal/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/audit"
-	"github.com/promptsmith/promptsmith/internal/testpostgres"
+	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 )
 
 // TestAuditReadsNeverCreate: audit show and audit chain on a file that does

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/audit"
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
 // TestRenderAuditInputs: render --audit --audit-inputs on the command line

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith/internal/testpostgres"
+	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 )
 
 // The tests that need a real process (signals, a server other processes

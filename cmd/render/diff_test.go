@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/goldentest"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
 // TestDiffGolden: render diff's Markdown and JSON, against a tag and the

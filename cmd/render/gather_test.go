@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
 // hostLibrary writes a library with one small variant whose probes read an

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith/internal/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // TestLspNeovim runs render lsp under a real editor's client: Neovim's

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith"
-	_ "github.com/promptsmith/promptsmith/internal/golden/goldentest" // registers -update for go test ./... -update
+	_ "github.com/promptsmith/promptsmith/internal/testing/goldentest" // registers -update for go test ./... -update
 )
 
 type result struct {

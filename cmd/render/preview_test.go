@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith/internal/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // chromiumPath finds Debian's chromium. A test skips without it, but not

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/internal/labels"
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
 // TestDocsServeRepoExamples: every render serve --repo command of

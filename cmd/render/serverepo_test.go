@@ -11,8 +11,8 @@ import (
 
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/internal/labels"
-	"github.com/promptsmith/promptsmith/internal/testpostgres"
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
 // TestServeRepoRefusals: --repo goes with none of --templates, --watch

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
 // hostileRepo is a repository whose configuration tries every way to make

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
 // secretRepo is a repository outside the gathered directory, every name in

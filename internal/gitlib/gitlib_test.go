@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
 // history is a repository whose note variant says Hello at v1 and Hello

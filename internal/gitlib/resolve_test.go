@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
 // TestResolveHijack: a tag pushed beside a branch of the same name, and a

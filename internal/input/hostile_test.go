@@ -9,8 +9,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/promptsmith/promptsmith/internal/alloc"
 	"github.com/promptsmith/promptsmith/internal/problem"
+	"github.com/promptsmith/promptsmith/internal/testing/alloc"
 )
 
 // TestPositionIsLinearInDepth: finding where a value of a deeply nested

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/internal/labels"
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
 // The note variant's basic example as each commit of history renders it.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/labels"
-	"github.com/promptsmith/promptsmith/internal/testrepo"
+	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
 // TestTwoLabels: production and staging serve their commits' texts side

@@ -7,7 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/promptsmith/promptsmith/internal/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // The tests run on fixture.Shop, a library of their own (see scope_test.go

@@ -17,8 +17,8 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/lsp"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // rawSession talks to a server byte by byte, to send what no well-behaved

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // TestGoTypesRoundTrip writes the Go types of every variant into a module

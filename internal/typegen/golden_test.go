@@ -10,9 +10,9 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
-	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/golden"
-	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/goldentest"
 	"github.com/promptsmith/promptsmith/internal/typegen"
 )
 

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // The type checkers come from npm; .ci/typecheck-tools installs them and

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith"
-	"github.com/promptsmith/promptsmith/internal/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // TestExamplesNameTheirSchema: every YAML example starts with the line that

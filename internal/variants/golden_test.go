@@ -9,9 +9,9 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/internal/golden"
-	"github.com/promptsmith/promptsmith/internal/golden/goldentest"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/goldentest"
 )
 
 func libraryOnce() (*engine.Library, error) { return promptsmith.Library() }

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/internal/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // seedBuildSystemPrompt is the build_system_prompt of seed 000 (Molecule AI,

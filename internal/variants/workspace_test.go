@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // workspaceInput is a valid input for a child workspace whose parent shared two
