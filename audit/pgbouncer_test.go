@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	testfixture "github.com/promptsmith/promptsmith/internal/fixture"
-	"github.com/promptsmith/promptsmith/internal/testpostgres"
+	testfixture "github.com/promptsmith/promptsmith/internal/testing/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 )
 
 // TestThroughPgBouncer: the store records, reads and verifies through
