@@ -185,3 +185,38 @@ func TestCacheFitKeepsPrefix(t *testing.T) {
 		t.Error("a budget below the prefix fitted")
 	}
 }
+
+// TestProveCache: each volatile field is changed to another value its
+// schema allows (a time shifted, another enum value with the text
+// changed) and each breakpoint's prefix compared; a breakpoint after a
+// section that prints the time fails at the byte where the time starts.
+func TestProveCache(t *testing.T) {
+	in := engine.Input{Name: "in.json", Data: []byte(deskInput)}
+	_, proofs, err := loadDesk(t, deskCache).ProveCache(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(proofs) != 2 || !proofs[0].OK() || !proofs[1].OK() || proofs[0].Value != `"2026-01-02T11:30:00Z"` ||
+		!strings.Contains(proofs[1].Value, `"kind":"timer"`) || len(proofs[1].Breakpoints) != 2 {
+		t.Fatalf("proofs = %+v", proofs)
+	}
+	bad := loadDesk(t, "cache:\n  volatile: [/now, /notes]\n  breakpoints: [tools, clock]\n")
+	res, proofs, err := bad.ProveCache(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := strings.Index(res.Text, "It is ") + len("It is 2026-01-02T1")
+	if proofs[0].OK() || proofs[0].Breakpoints[0].Differs != -1 || proofs[0].Breakpoints[1].Section != "clock" ||
+		proofs[0].Breakpoints[1].Differs != clock || proofs[0].Breakpoints[1].Was != "0:00:00Z.\n" {
+		t.Errorf("proof of /now = %+v (time at %d)", proofs[0], clock)
+	}
+	if !proofs[1].OK() || proofs[1].Value == "" {
+		t.Errorf("proof of /notes = %+v", proofs[1])
+	}
+	// A field the input leaves out is said to be skipped.
+	_, proofs, _ = loadDesk(t, "cache:\n  volatile: [/tools/*/name]\n  breakpoints: [intro]\n").ProveCache(context.Background(),
+		engine.Input{Name: "in.json", Data: []byte(strings.Replace(deskInput, `[{"name": "search"}, {"name": "edit"}]`, "[]", 1))})
+	if len(proofs) != 1 || proofs[0].Skipped == "" {
+		t.Errorf("proofs = %+v", proofs)
+	}
+}

@@ -71,6 +71,9 @@ golden files (not lint errors: render test shows the diffs and fails on them, re
 testdata/golden/ok/d.md: warning: the rendered prompt differs; render test shows the diff
 testdata/golden/types/ok.py: warning: no golden file (render test --update writes it)
 testdata/golden/types/ok.ts: warning: no golden file (render test --update writes it)
+
+cacheable prefixes (information: where each variant's prompt stops being the same from request to request, and why; cache: in prompt.yaml):
+templates/ok/prompt.yaml: info: ok declares no cache:, so nothing is known to change between requests and no breakpoint is set; list the fields that do under cache.volatile and the sections to cache after under cache.breakpoints
 lint: 3 error(s) (3 warning(s)); 3 golden file(s) out of date: run render test
 `
 	if r.code != 1 || got != want {
@@ -81,7 +84,7 @@ lint: 3 error(s) (3 warning(s)); 3 golden file(s) out of date: run render test
 	// message, and the count of the examples that hit it.
 	r = runCLI(t, "", "lint", "--templates", dir, "--format", "json")
 	var findings []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &findings); err != nil || r.code != 1 || len(findings) != 9 {
+	if err := json.Unmarshal([]byte(r.stdout), &findings); err != nil || r.code != 1 || len(findings) != 10 {
 		t.Fatalf("render lint --format json: exit %d, %v\n%s", r.code, err, r.stdout)
 	}
 	counted := findings[5]
@@ -127,6 +130,9 @@ func TestLintGoldenFilesOnly(t *testing.T) {
 testdata/golden/ok/a.md: warning: the rendered prompt differs; render test shows the diff
 testdata/golden/types/ok.py: warning: no golden file (render test --update writes it)
 testdata/golden/types/ok.ts: warning: no golden file (render test --update writes it)
+
+cacheable prefixes (information: where each variant's prompt stops being the same from request to request, and why; cache: in prompt.yaml):
+templates/ok/prompt.yaml: info: ok declares no cache:, so nothing is known to change between requests and no breakpoint is set; list the fields that do under cache.volatile and the sections to cache after under cache.breakpoints
 lint: no errors (0 warning(s)); 3 golden file(s) out of date: run render test
 `
 	if got := strings.ReplaceAll(r.stdout, dir+string(filepath.Separator), ""); r.code != 0 || got != want {

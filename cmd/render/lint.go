@@ -39,6 +39,11 @@ types/<variant>.ts and .py, from the types generated from the schema), are
 missing or belong to no example follow in a section of their own: they are
 not lint errors (render test fails on them, render test --update accepts
 them).
+A section of information follows: for each variant, where the prefix a
+provider can cache ends and why (the section, and the template line of
+the first read of a field its manifest's cache.volatile lists), and the
+sections that read nothing volatile but come after it. A cache breakpoint
+whose prefix reads a volatile field is an error at the line of that read.
 --cover adds a warning for each branch of a template (if, else, with,
 range) that no example takes, as render test --cover lists them.
 
@@ -94,7 +99,29 @@ func lintLibrary(a *app, lib *engine.Library, root string, names []string) ([]li
 			a.say("no working copy here: linting the library built into render, without examples or golden files (cd into your working copy, or give --templates DIR)")
 		}
 	}
-	return librarylint.Findings(a.ctx, lib, goldenDir, names)
+	findings, err := librarylint.Findings(a.ctx, lib, goldenDir, names)
+	if err != nil {
+		return nil, err
+	}
+	return append(findings, cacheFindings(lib, names)...), nil
+}
+
+// cacheFindings are the report, for each variant that loads, of where
+// its provider-cacheable prefix ends and why (information, KindCache).
+func cacheFindings(lib *engine.Library, names []string) []lint.Finding {
+	if len(names) == 0 {
+		names = lib.Names()
+	}
+	var out []lint.Finding
+	for _, name := range names {
+		v, err := lib.Variant(name)
+		if err != nil {
+			continue
+		}
+		rep := v.CacheReport()
+		out = append(out, lint.Finding{Position: rep.Position, Severity: lint.Info, Kind: lint.KindCache, Message: rep.Info()})
+	}
+	return out
 }
 
 // reportLint prints the findings: the library's (errors and warnings),
@@ -103,10 +130,13 @@ func lintLibrary(a *app, lib *engine.Library, root string, names []string) ([]li
 // the library.
 func (a *app) reportLint(findings []lint.Finding, pins []string) error {
 	findings = librarylint.Merge(findings)
-	var problems, coverage, goldens []lint.Finding
+	var problems, coverage, goldens, caches []lint.Finding
 	errs, warnings := 0, 0
 	for _, f := range findings {
 		switch f.Kind {
+		case lint.KindCache:
+			caches = append(caches, f)
+			continue
 		case lint.KindGolden:
 			goldens = append(goldens, f)
 			continue
@@ -159,6 +189,7 @@ func (a *app) reportLint(findings []lint.Finding, pins []string) error {
 		b.WriteString(p + "; render test --update never rewrites their golden files\n")
 	}
 	section("golden files (not lint errors: render test shows the diffs and fails on them, render test --update accepts them):", goldens)
+	section("cacheable prefixes (information: where each variant's prompt stops being the same from request to request, and why; cache: in prompt.yaml):", caches)
 	if errs == 0 {
 		fmt.Fprintf(&b, "lint: no errors (%d warning(s))", warnings)
 	} else {

@@ -1,7 +1,7 @@
 // Command render renders system prompts from the promptsmith template library.
 //
 //	render list
-//	render <variant> [-i FILE|-] [--example NAME] [--format text|json] [-o FILE]
+//	render <variant> [-i FILE|-] [--example NAME] [--format text|json|anthropic|openai] [-o FILE]
 //	render check <variant> ...
 //	render extract [--depth N] [-i FILE|-]
 //
@@ -87,7 +87,7 @@ type app struct {
 func (a *app) rootCommand() *cobra.Command {
 	var opts renderOptions
 	root := &cobra.Command{
-		Use:   "render <variant> [-i FILE|-] [--example NAME] [--format text|json] [-o FILE]",
+		Use:   "render <variant> [-i FILE|-] [--example NAME] [--format text|json|anthropic|openai] [-o FILE]",
 		Short: "Render a system prompt from the promptsmith template library",
 		Long: `render turns a JSON or YAML input into the system prompt of a variant.
 
@@ -100,6 +100,7 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 		Example: `  render list
   render delegation --example restricted-tools
   render space -i input.yaml --format json
+  render space --example crowded --format anthropic
   render extract --depth 2 -i subagent.md`,
 		Args:          cobra.ExactArgs(1),
 		SilenceUsage:  true,
@@ -111,7 +112,7 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 	root.PersistentFlags().StringVar(&a.templates, "templates", os.Getenv("PROMPTSMITH_TEMPLATES"),
 		"library folder holding templates/ and schemas/ (default: the working copy the current directory is in, else the embedded library)")
 	root.PersistentFlags().StringVar(&a.ref, "ref", "", refUsage)
-	root.PersistentFlags().StringVar(&a.format, "format", "text", "output format: text or json")
+	root.PersistentFlags().StringVar(&a.format, "format", "text", "output format: text or json; render <variant> also takes anthropic (system blocks split at the cache breakpoints) and openai (a system message and a prompt_cache_key)")
 	root.PersistentFlags().BoolVar(&a.log, "log", false, "write JSON logs (log/slog) of each render to stderr")
 	root.PersistentFlags().StringVar(&a.audit, "audit", os.Getenv("PROMPTSMITH_AUDIT"),
 		"record every rendered prompt, and the prompts it embeds, in this audit store: a SQLite file, or a postgres:// URL that replicas share (see render audit)")
@@ -132,8 +133,14 @@ Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.`,
 	opts.register(root)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError("%s", err.Error()) })
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		if a.format != "text" && a.format != "json" {
-			return usageError("--format must be text or json, not %q", a.format)
+		switch a.format {
+		case "text", "json":
+		case "anthropic", "openai":
+			if cmd != root {
+				return usageError("--format %s shapes a rendered prompt as the provider's request: it is for render <variant>, not render %s", a.format, cmd.Name())
+			}
+		default:
+			return usageError("--format must be text or json (or, for render <variant>, anthropic or openai), not %q", a.format)
 		}
 		a.useWorkingCopy(cmd)
 		return nil

@@ -74,8 +74,13 @@ func (a *app) emit(v *engine.Variant, in engine.Input, res *engine.Result, err e
 		return err
 	}
 	data := []byte(res.Text)
-	if a.format == "json" {
+	switch a.format {
+	case "json":
 		data = jsonBytes(res)
+	case "anthropic":
+		data = jsonBytes(res.Anthropic())
+	case "openai":
+		data = jsonBytes(res.OpenAI())
 	}
 	if err := a.writeOutput(output, data); err != nil {
 		return err
