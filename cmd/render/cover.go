@@ -65,7 +65,7 @@ func round1(p float64) float64 { return float64(int(p*10)) / 10 }
 // the branches taken per variant and in total. Coverage does not change
 // the exit status: test fails on golden files only. With --format json the
 // output is one object, {"tests": [...], "coverage": {...}}.
-func (a *app) reportTestsCovered(lib *engine.Library, names []string, outcomes []golden.Outcome) error {
+func (a *app) reportTestsCovered(lib *engine.Library, names []string, outcomes []golden.Outcome, caches []cacheOutcome) error {
 	rep, err := a.coverage(lib, names)
 	if err != nil {
 		return err
@@ -73,7 +73,7 @@ func (a *app) reportTestsCovered(lib *engine.Library, names []string, outcomes [
 	var tests bytes.Buffer
 	stdout := a.stdout
 	a.stdout = &tests
-	err = a.reportTests(outcomes)
+	err = a.reportTests(outcomes, caches)
 	a.stdout = stdout
 	if err != nil {
 		return err

@@ -43,7 +43,15 @@ change, or unpin the example. test lists the pins per variant.
 with and range, each else, and the empty else of an if or with that has
 none) that no example takes, at their file:line:col, and the share taken
 per variant and in total; a budget_examples entry counts the branches of
-the prompt it fits. Coverage does not change the exit status.`,
+the prompt it fits. Coverage does not change the exit status.
+
+For a variant whose manifest declares cache breakpoints, test also renders
+every example again once per volatile field (cache.volatile), that field
+changed to another value its schema allows, and fails when the prompt up to
+a breakpoint is not byte for byte the same, naming the breakpoint and the
+first byte that differs. It prints each breakpoint's prefix in tokens
+(--tokens, default o200k_base) against the providers' minimum cacheable
+lengths: 1024 for OpenAI and Anthropic Sonnet/Opus, 2048 for Anthropic Haiku.`,
 		Example: `  render test
   render test space swarm
   render test --update
@@ -76,10 +84,14 @@ the prompt it fits. Coverage does not change the exit status.`,
 			if err != nil {
 				return err
 			}
-			if cover {
-				return a.reportTestsCovered(lib, args, outcomes)
+			caches, err := a.proveCaches(lib, args)
+			if err != nil {
+				return err
 			}
-			return a.reportTests(outcomes)
+			if cover {
+				return a.reportTestsCovered(lib, args, outcomes, caches)
+			}
+			return a.reportTests(outcomes, caches)
 		},
 	}
 	cmd.Flags().BoolVar(&cover, "cover", false, "also report the branches of the templates (if, else, with, range) that no example takes, per variant and in total")
@@ -87,7 +99,7 @@ the prompt it fits. Coverage does not change the exit status.`,
 	return cmd
 }
 
-func (a *app) reportTests(outcomes []golden.Outcome) error {
+func (a *app) reportTests(outcomes []golden.Outcome, caches []cacheOutcome) error {
 	failed, changed := 0, 0
 	type entry struct {
 		Variant string `json:"variant"`
@@ -98,6 +110,9 @@ func (a *app) reportTests(outcomes []golden.Outcome) error {
 		Diff    string `json:"diff,omitempty"`
 		Error   string `json:"error,omitempty"`
 		Seed    string `json:"seed,omitempty"` // the seed the example is pinned to
+		// Cache is an example's cache proof (status "cache ok" or
+		// "cache failed"), in place of a golden file.
+		Cache *cacheOutcome `json:"cache,omitempty"`
 	}
 	var list []entry
 	var b strings.Builder
@@ -128,12 +143,21 @@ func (a *app) reportTests(outcomes []golden.Outcome) error {
 			b.WriteByte('\n')
 		}
 	}
-	if failed > 0 {
+	cacheText, cacheFailed := cacheReport(caches)
+	for i := range caches {
+		status := "cache ok"
+		if !caches[i].ok() {
+			status = "cache failed"
+		}
+		list = append(list, entry{Variant: caches[i].Variant, Example: caches[i].Example, Status: status, Cache: &caches[i]})
+	}
+	if failed > 0 || cacheFailed > 0 {
 		a.exit = 1
 	}
 	if a.format == "json" {
 		return a.writeOutput("", jsonBytes(list))
 	}
+	b.WriteString(cacheText)
 	fmt.Fprintf(&b, "%d golden file(s): %d ok, %d changed, %d failed\n", len(outcomes), len(outcomes)-failed-changed, changed, failed)
 	b.WriteString(pinnedSummary(outcomes))
 	if pinnedBroken > 0 {
@@ -141,6 +165,10 @@ func (a *app) reportTests(outcomes []golden.Outcome) error {
 	}
 	if refused {
 		b.WriteString("--update wrote nothing: no golden file moves while a pinned example differs from its seed\n")
+	}
+	if len(caches) > 0 {
+		fmt.Fprintf(&b, "%d example(s) with cache breakpoints: %d proved, %d failed (each volatile field changed, every breakpoint's prefix compared)\n",
+			len(caches), len(caches)-cacheFailed, cacheFailed)
 	}
 	if acceptable > 0 && pinnedBroken == 0 {
 		// The next step: the diffs above are what --update would write.
