@@ -210,6 +210,8 @@ func (rep CacheReport) Info() string {
 	case !rep.Declared:
 		fmt.Fprintf(&b, "%s declares no cache:, so nothing is known to change between requests and no breakpoint is set; list the fields that do under cache.volatile and the sections to cache after under cache.breakpoints", rep.Variant)
 		return b.String()
+	case len(rep.Volatile) == 0:
+		fmt.Fprintf(&b, "%s: no input field changes between requests (cache.volatile is empty): the whole prompt is a cacheable prefix", rep.Variant)
 	case rep.First == nil:
 		fmt.Fprintf(&b, "%s: no section reads a volatile field (%s): the whole prompt is a cacheable prefix", rep.Variant, strings.Join(rep.Volatile, ", "))
 	default:

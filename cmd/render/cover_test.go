@@ -221,6 +221,9 @@ coverage total    80.0% of 5 branches
 	got = strings.ReplaceAll(r.stdout, dir+string(filepath.Separator), "")
 	want = `branches no example takes (add an example that takes each; render test --cover):
 templates/branchy/main.md.tmpl:2:32: warning: no example takes the body of {{if eq .mode "b"}}; add an example input that does, or, if no input can, say why in templates/branchy/examples/README.md (render test --cover)
+
+cacheable prefixes (information: where each variant's prompt stops being the same from request to request, and why; cache: in prompt.yaml):
+templates/branchy/prompt.yaml: info: branchy declares no cache:, so nothing is known to change between requests and no breakpoint is set; list the fields that do under cache.volatile and the sections to cache after under cache.breakpoints
 lint: no errors (1 warning(s))
 `
 	if r.code != 0 || got != want {
