@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine/input"
-	"github.com/promptsmith/promptsmith/engine/pointer"
-	"github.com/promptsmith/promptsmith/engine/schema"
+	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/pointer"
+	"github.com/promptsmith/promptsmith/internal/schema"
 )
 
 // CacheProof is what rendering an input again, with one volatile field
