@@ -1,6 +1,7 @@
 package main
 
 import (
+	"embed"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -39,6 +40,32 @@ one file at a time.`,
 	}
 }
 
+// skeleton is the variant render new writes: __NAME__ in a path or a
+// file stands for the variant's name, __TITLE__ for its title.
+//
+//go:embed all:skeleton
+var skeleton embed.FS
+
+// skeletonFiles are the files of the skeleton for variant name, by their
+// path in the library.
+func skeletonFiles(name string) (map[string]string, error) {
+	title := strings.ToUpper(name[:1]) + strings.ReplaceAll(name[1:], "-", " ")
+	fill := strings.NewReplacer("__NAME__", name, "__TITLE__", title)
+	files := map[string]string{}
+	err := fs.WalkDir(skeleton, "skeleton", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(skeleton, path)
+		if err != nil {
+			return err
+		}
+		files[fill.Replace(strings.TrimPrefix(path, "skeleton/"))] = fill.Replace(string(data))
+		return nil
+	})
+	return files, err
+}
+
 func (a *app) newVariant(name string) error {
 	if !variantName.MatchString(name) {
 		return usageError("%q is not a variant name: use lower-case letters, digits, - and _, starting with a letter", name)
@@ -53,69 +80,9 @@ func (a *app) newVariant(name string) error {
 	if err := caseClash(root, name); err != nil {
 		return err
 	}
-	title := strings.ToUpper(name[:1]) + strings.ReplaceAll(name[1:], "-", " ")
-	files := map[string]string{
-		"templates/" + name + "/prompt.yaml": `# yaml-language-server: $schema=../manifest.schema.json
-# The ` + name + ` variant. templates/README.md documents every field of this file.
-description: The prompt of a ` + name + ` agent
-sections: [intro, task]
-join: "\n"
-checks:
-  headings: ["# ` + title + `", "## Task"]
-`,
-		"templates/" + name + "/intro.md.tmpl": `# ` + title + `
-
-You are {{ .agent.name }}{{ with .agent.role }}, {{ . }}{{ end }}.
-`,
-		"templates/" + name + "/task.md.tmpl": `## Task
-
-{{ .task.summary }}
-{{ with .task.constraints }}
-Constraints:
-{{ range . }}- {{ . }}
-{{ end }}{{ end -}}
-`,
-		"templates/" + name + "/examples/basic.yaml": `# yaml-language-server: $schema=../../../schemas/` + name + `.schema.json
-# An agent with a role, and a task with constraints: every optional part shown.
-agent: {name: Ada, role: a careful reviewer}
-task:
-  summary: Review the open pull requests and report what blocks each one.
-  constraints: [Do not merge anything., Report within the hour.]
-`,
-		// A second example takes the other way of each with, so that the
-		// skeleton starts with every branch covered (render test --cover).
-		"templates/" + name + "/examples/minimal.yaml": `# yaml-language-server: $schema=../../../schemas/` + name + `.schema.json
-# The smallest input that renders: no role, no constraints, and the prompt
-# leaves both out.
-agent: {name: Ada}
-task:
-  summary: Review the open pull requests and report what blocks each one.
-`,
-		"schemas/" + name + ".schema.json": `{
-  "$schema": "https://json-schema.org/draft/2020-12/schema",
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["agent", "task"],
-  "properties": {
-    "agent": {
-      "type": "object", "additionalProperties": false, "required": ["name"],
-      "description": "The agent the prompt is for.",
-      "properties": {
-        "name": {"type": "string", "minLength": 1, "description": "The agent's name, shown in the first line."},
-        "role": {"type": "string", "default": "", "description": "What the agent is, after its name; left out when empty."}
-      }
-    },
-    "task": {
-      "type": "object", "additionalProperties": false, "required": ["summary"],
-      "description": "What the agent is asked to do.",
-      "properties": {
-        "summary": {"type": "string", "minLength": 1, "description": "The task in a sentence or two, shown under Task."},
-        "constraints": {"type": "array", "maxItems": 100, "default": [], "items": {"type": "string"}, "description": "Limits the agent must respect, one line each; left out when empty."}
-      }
-    }
-  }
-}
-`,
+	files, err := skeletonFiles(name)
+	if err != nil {
+		return err
 	}
 	goldenDir := filepath.Join(root, "testdata", "golden")
 	// What render test --update writes for the variant: the example's
@@ -123,15 +90,6 @@ task:
 	goldens := []string{filepath.Join(goldenDir, name, "basic.md"), filepath.Join(goldenDir, name, "minimal.md")}
 	for _, lang := range typegen.Langs() {
 		goldens = append(goldens, filepath.Join(goldenDir, golden.TypesDir, name+lang.FileExt()))
-	}
-	var written []string
-	undo := func() {
-		for _, f := range written {
-			os.Remove(f)
-		}
-		os.Remove(filepath.Join(root, "templates", name, "examples"))
-		os.Remove(filepath.Join(root, "templates", name))
-		os.Remove(filepath.Join(goldenDir, name))
 	}
 	existing := slices.Sorted(maps.Keys(files))
 	for i := range existing {
@@ -149,6 +107,26 @@ task:
 			files["templates/manifest.schema.json"] = string(data)
 		}
 	}
+	if err := a.writeVariant(root, name, files, goldenDir); err != nil {
+		return err
+	}
+	a.sayNext(root, name, goldens)
+	return nil
+}
+
+// writeVariant writes the files of a new variant, then its golden files,
+// so that render test and go test pass at once; when anything fails, it
+// removes what it wrote.
+func (a *app) writeVariant(root, name string, files map[string]string, goldenDir string) error {
+	var written []string
+	undo := func() {
+		for _, f := range written {
+			os.Remove(f)
+		}
+		os.Remove(filepath.Join(root, "templates", name, "examples"))
+		os.Remove(filepath.Join(root, "templates", name))
+		os.Remove(filepath.Join(goldenDir, name))
+	}
 	for rel, text := range files {
 		path := filepath.Join(root, rel)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -161,8 +139,6 @@ task:
 		}
 		written = append(written, path)
 	}
-	// The golden files are the skeleton's own: render test and go test pass
-	// at once.
 	lib, err := engine.LoadDir(root)
 	if err == nil {
 		_, err = lib.Variant(name)
@@ -184,8 +160,12 @@ task:
 	}
 	if err != nil {
 		undo()
-		return err
 	}
+	return err
+}
+
+// sayNext tells what new wrote and what to do next.
+func (a *app) sayNext(root, name string, goldens []string) {
 	dir := filepath.Join(root, "templates", name)
 	flag := ""
 	if !a.workingCopyFound && root != "." {
@@ -206,7 +186,6 @@ Next:
   3. render lint %[5]s%[6]s
   4. render test %[5]s%[6]s --update, read the golden files, commit
 `, dir, filepath.Join(root, "schemas", name+".schema.json"), strings.Join(goldens[:2], ", "), strings.Join(goldens[2:], ", "), name, flag)
-	return nil
 }
 
 // portableName refuses a variant name that Windows reserves for a device
