@@ -165,3 +165,33 @@ func TestSchemaThatDoublesIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRecursiveSchemaThatDoublesIsRefused: so is a recursive schema that
+// refers back to itself twice for each level of the value; one that
+// refers back once for each property (a tree) is not.
+func TestRecursiveSchemaThatDoublesIsRefused(t *testing.T) {
+	nested := `{"c": {"c": {"c": {"d": {"c": {}}}}}}`
+	for _, c := range []struct {
+		schema  string
+		refused bool
+	}{
+		{`{"$ref": "#/$defs/n", "$defs": {"n": {"type": "object", "properties": {"c": {"allOf": [{"$ref": "#/$defs/n"}, {"$ref": "#/$defs/n"}]}}}}}`, true},
+		{`{"$ref": "#/$defs/n", "$defs": {"n": {"type": "object", "properties": {"c": {"$ref": "#/$defs/n"}, "d": {"$ref": "#/$defs/n"}}, "additionalProperties": {"$ref": "#/$defs/n"}}}}`, false},
+	} {
+		fsys := fstest.MapFS{
+			"schemas/hostile.schema.json":    {Data: []byte(c.schema)},
+			"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
+			"templates/hostile/body.md.tmpl": {Data: []byte("x")},
+		}
+		lib, err := engine.Load(fsys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = lib.Render(context.Background(), "hostile", engine.Input{Name: "in.json", Data: []byte(nested)})
+		var e *engine.Error
+		refused := errors.As(err, &e) && e.Kind == engine.KindTemplate && e.Field == "/$defs/n" && strings.Contains(e.Reason, "checks")
+		if refused != c.refused || !refused && err != nil {
+			t.Errorf("%s: %v", c.schema, err)
+		}
+	}
+}
