@@ -35,7 +35,7 @@ func Invisible(r rune) bool {
 // text in which nothing can hide (most input strings).
 func plain(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x7f || (c < 0x20 && c != '\n' && c != '\t') {
+		if !plainByte(s[i]) {
 			return false
 		}
 	}
@@ -55,17 +55,30 @@ func looks(r rune) (rune, bool) {
 }
 
 // seen is s as a reader sees it: invisible characters dropped and every
-// other space a space.
+// other space a space. Runs of printable ASCII are copied whole.
 func seen(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && plainByte(s[j]) {
+			j++
+		}
+		b.WriteString(s[i:j])
+		if j == len(s) {
+			break
+		}
+		r, size := utf8.DecodeRuneInString(s[j:])
 		if r, ok := looks(r); ok {
 			b.WriteRune(r)
 		}
+		i = j + size
 	}
 	return b.String()
 }
+
+// plainByte reports whether c is printable ASCII, a line feed or a tab.
+func plainByte(c byte) bool { return c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' }
 
 // cursor maps offsets of seen(s) back to s, moving forward only: the
 // places it is asked for come in order, so the whole string is walked at
@@ -115,7 +128,9 @@ func (m Markers) HiddenMarker(s string) (Hidden, bool) {
 	found := false
 	for _, marker := range []string{m.Start, m.End} {
 		look := seen(marker)
-		if look == "" {
+		if look == "" || strings.Count(text, look) == strings.Count(s, marker) {
+			// Each marker in s is one in what is seen; none is hidden
+			// unless more are seen. Most strings end here.
 			continue
 		}
 		c := &cursor{s: s}
@@ -178,16 +193,20 @@ func runeNames() map[rune]string {
 // Bidi reports whether r is a bidirectional control (Unicode's
 // Bidi_Control: the marks, embeddings, overrides and isolates), which can
 // make text display in another order than a model reads it.
-func Bidi(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) }
+func Bidi(r rune) bool {
+	return r == 0x061C || r == 0x200E || r == 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+}
 
 // FirstBidi is the first bidirectional control in s and its byte offset,
 // or false.
 func FirstBidi(s string) (rune, int, bool) {
-	if plain(s) {
-		return 0, 0, false
-	}
-	for i, r := range s {
-		if Bidi(r) {
+	// Each is written with a first byte of 0xD8 (U+061C) or 0xE2 (the
+	// rest): the text between is skipped a byte at a time.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != 0xD8 && c != 0xE2 {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(s[i:]); Bidi(r) {
 			return r, i, true
 		}
 	}

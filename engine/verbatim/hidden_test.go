@@ -33,3 +33,21 @@ func TestHiddenMarker(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkHiddenMarker: the cost of looking for hidden markers in a
+// parent prompt of 1 MiB, in ASCII (a scan) and in text of other scripts
+// (a copy of it as read, and a search).
+func BenchmarkHiddenMarker(b *testing.B) {
+	m := Markers{"<!-- PARENT PROMPT START -->", "<!-- PARENT PROMPT END -->"}
+	for name, line := range map[string]string{"ascii": "Review the open pull requests and report.\n", "mixed": "Grüße, 世界: review the pull requests \u200d.\n"} {
+		s := m.Start + "\n" + strings.Repeat(line, (1<<20)/len(line)) + m.End + "\n"
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				if _, ok := m.HiddenMarker(s); ok {
+					b.Fatal("found a hidden marker")
+				}
+			}
+		})
+	}
+}
