@@ -43,18 +43,7 @@ func scan(src string, opaque []verbatim.Region) ([]heading, bool) {
 // the end): the headings before it, the block open there and the offset of
 // the line that opened that block.
 func scanTo(src string, opaque []verbatim.Region, stop int) ([]heading, block, int, bool) {
-	var out []heading
-	state := between
-	opener := 0 // the offset of the line that opened the block the scan is in
-	var fenceChar byte
-	var fenceLen int
-	var closing string // the marker that ends the open HTML block
-	paraStart := -1    // the offset of the open paragraph's first line
-	var paraLines []string
-
-	closeParagraph := func() {
-		paraStart, paraLines = -1, paraLines[:0]
-	}
+	s := &scanner{paraStart: -1}
 	for at := 0; ; {
 		// An opaque region starts at a line start and ends before the line
 		// break of the marker after it: the scan steps over it as if it
@@ -66,144 +55,190 @@ func scanTo(src string, opaque []verbatim.Region, stop int) ([]heading, block, i
 			at, opaque = opaque[0].End, opaque[1:]
 		}
 		if at == stop {
-			return out, state, opener, true
+			return s.out, s.state, s.opener, true
 		}
 		if at >= len(src) {
 			break
 		}
-		end := strings.IndexByte(src[at:], '\n')
-		next := at + end + 1
-		if end < 0 {
-			end, next = len(src)-at, len(src)
+		l := readLine(src, at)
+		if !s.continues(l) && !s.starts(l) {
+			return nil, between, 0, false // a tag whose block goldmark's own rules must tell
 		}
-		line := src[at:next] // with its line break, as goldmark reads it
-		spaces := 0
-		for spaces < len(line) && line[spaces] == ' ' {
-			spaces++
-		}
-		rest := line[spaces:]
-		blank := isBlank(rest)
-		indent := spaces
-		if len(rest) > 0 && rest[0] == '\t' {
-			// A tab after at most three spaces reaches column 4: the line
-			// is indented as code is, whatever follows.
-			indent = max(indent, 4)
-		}
-
-		switch state {
-		case fenced:
-			if indent < 4 && closesFence(rest, fenceChar, fenceLen) {
-				state = between
-			}
-			at = next
-			continue
-		case indented:
-			if blank || indent >= 4 {
-				at = next
-				continue
-			}
-			state = between // the line opens a block of its own
-		case html:
-			if strings.Contains(line, closing) {
-				state = between
-			}
-			at = next
-			continue
-		case htmlToBlank:
-			if !blank {
-				at = next
-				continue
-			}
-			state = between // the blank line ends it, and is a blank line
-		}
-
-		if blank {
-			if state == paragraph {
-				closeParagraph()
-			}
-			state = between
-			at = next
-			continue
-		}
-		if indent >= 4 {
-			if state != paragraph { // an indented line continues a paragraph
-				if state != indented {
-					opener = at
-				}
-				state = indented
-			} else {
-				paraLines = append(paraLines, line)
-			}
-			at = next
-			continue
-		}
-		opened := true
-		switch rest[0] {
-		case '#':
-			level, title, ok := atx(rest)
-			if !ok {
-				opened = false
-				break
-			}
-			if state == paragraph {
-				closeParagraph()
-			}
-			if title != "" {
-				out = append(out, heading{level: level, text: strings.TrimSpace(title), start: at})
-			}
-			state = between
-		case '=', '-':
-			if state != paragraph || !setextBar(rest) {
-				opened = false
-				break
-			}
-			level := 1
-			if rest[0] == '-' {
-				level = 2
-			}
-			out = append(out, heading{level: level, text: joinLines(paraLines), start: paraStart})
-			closeParagraph()
-			state = between
-		case '`', '~':
-			n, ok := fenceOpen(rest)
-			if !ok {
-				opened = false
-				break
-			}
-			if state == paragraph {
-				closeParagraph()
-			}
-			state, fenceChar, fenceLen, opener = fenced, rest[0], n, at
-		case '<':
-			block, marker, known := htmlOpen(rest, state == paragraph)
-			if !known {
-				return nil, between, 0, false // a tag whose block goldmark's own rules must tell
-			}
-			if !block {
-				opened = false
-				break
-			}
-			if state == paragraph {
-				closeParagraph()
-			}
-			state, closing, opener = html, marker, at
-			if marker == "" {
-				state = htmlToBlank
-			} else if strings.Contains(line, marker) { // closed on its first line
-				state = between
-			}
-		default:
-			opened = false
-		}
-		if !opened {
-			if state != paragraph {
-				state, paraStart = paragraph, at
-			}
-			paraLines = append(paraLines, line)
-		}
-		at = next
+		at = l.next
 	}
-	return out, state, opener, stop < 0 // a stop that is no line start is not reached
+	return s.out, s.state, s.opener, stop < 0 // a stop that is no line start is not reached
+}
+
+// scanner is the state of a scan between two lines: the headings found,
+// the block open and what ends it.
+type scanner struct {
+	out       []heading
+	state     block
+	opener    int // the offset of the line that opened the block the scan is in
+	fenceChar byte
+	fenceLen  int
+	closing   string // the marker that ends the open HTML block
+	paraStart int    // the offset of the open paragraph's first line; -1 for none
+	paraLines []string
+}
+
+// line is a line of the source, with its line break, as goldmark reads it.
+type line struct {
+	at, next int    // its offset, and the next line's
+	text     string // the whole line
+	rest     string // the line after its leading spaces
+	indent   int    // its indentation in columns, 4 for a tab within the first three
+	blank    bool
+}
+
+// readLine reads the line of src that starts at offset at.
+func readLine(src string, at int) line {
+	end := strings.IndexByte(src[at:], '\n')
+	next := at + end + 1
+	if end < 0 {
+		next = len(src)
+	}
+	l := line{at: at, next: next, text: src[at:next]}
+	spaces := 0
+	for spaces < len(l.text) && l.text[spaces] == ' ' {
+		spaces++
+	}
+	l.rest = l.text[spaces:]
+	l.blank = isBlank(l.rest)
+	l.indent = spaces
+	if len(l.rest) > 0 && l.rest[0] == '\t' {
+		// A tab after at most three spaces reaches column 4: the line
+		// is indented as code is, whatever follows.
+		l.indent = max(l.indent, 4)
+	}
+	return l
+}
+
+// continues reports whether the open code or HTML block takes line l
+// whole; when l ends the block without being part of it, the scan is left
+// between blocks for starts to read l.
+func (s *scanner) continues(l line) bool {
+	switch s.state {
+	case fenced:
+		if l.indent < 4 && closesFence(l.rest, s.fenceChar, s.fenceLen) {
+			s.state = between
+		}
+		return true
+	case indented:
+		if l.blank || l.indent >= 4 {
+			return true
+		}
+		s.state = between // the line opens a block of its own
+	case html:
+		if strings.Contains(l.text, s.closing) {
+			s.state = between
+		}
+		return true
+	case htmlToBlank:
+		if !l.blank {
+			return true
+		}
+		s.state = between // the blank line ends it, and is a blank line
+	}
+	return false
+}
+
+// starts reads a line outside code and HTML blocks: a blank line, an
+// indented one, a line that opens a block, or one of a paragraph. It
+// reports false for a line goldmark's own rules must judge.
+func (s *scanner) starts(l line) bool {
+	if l.blank {
+		if s.state == paragraph {
+			s.closeParagraph()
+		}
+		s.state = between
+		return true
+	}
+	if l.indent >= 4 {
+		if s.state != paragraph { // an indented line continues a paragraph
+			if s.state != indented {
+				s.opener = l.at
+			}
+			s.state = indented
+		} else {
+			s.paraLines = append(s.paraLines, l.text)
+		}
+		return true
+	}
+	opened, known := s.opens(l)
+	if !known {
+		return false
+	}
+	if !opened {
+		if s.state != paragraph {
+			s.state, s.paraStart = paragraph, l.at
+		}
+		s.paraLines = append(s.paraLines, l.text)
+	}
+	return true
+}
+
+// opens reads a line that may open a block: an ATX heading, a setext
+// underline, a code fence or an HTML block. It reports whether it opened
+// one, and false for known where goldmark's own rules must tell.
+func (s *scanner) opens(l line) (opened, known bool) {
+	rest := l.rest
+	switch rest[0] {
+	case '#':
+		level, title, ok := atx(rest)
+		if !ok {
+			return false, true
+		}
+		s.endParagraph()
+		if title != "" {
+			s.out = append(s.out, heading{level: level, text: strings.TrimSpace(title), start: l.at})
+		}
+		s.state = between
+	case '=', '-':
+		if s.state != paragraph || !setextBar(rest) {
+			return false, true
+		}
+		level := 1
+		if rest[0] == '-' {
+			level = 2
+		}
+		s.out = append(s.out, heading{level: level, text: joinLines(s.paraLines), start: s.paraStart})
+		s.closeParagraph()
+		s.state = between
+	case '`', '~':
+		n, ok := fenceOpen(rest)
+		if !ok {
+			return false, true
+		}
+		s.endParagraph()
+		s.state, s.fenceChar, s.fenceLen, s.opener = fenced, rest[0], n, l.at
+	case '<':
+		block, marker, known := htmlOpen(rest, s.state == paragraph)
+		if !known || !block {
+			return false, known
+		}
+		s.endParagraph()
+		s.state, s.closing, s.opener = html, marker, l.at
+		if marker == "" {
+			s.state = htmlToBlank
+		} else if strings.Contains(l.text, marker) { // closed on its first line
+			s.state = between
+		}
+	default:
+		return false, true
+	}
+	return true, true
+}
+
+// endParagraph closes the open paragraph, if one is.
+func (s *scanner) endParagraph() {
+	if s.state == paragraph {
+		s.closeParagraph()
+	}
+}
+
+func (s *scanner) closeParagraph() {
+	s.paraStart, s.paraLines = -1, s.paraLines[:0]
 }
 
 // isBlank reports whether s holds only goldmark's spaces: space, tab, CR, LF.
