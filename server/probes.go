@@ -22,9 +22,11 @@ import (
 // that went down are taken out of rotation together and come back by
 // themselves when it answers again.
 
-// DefaultReadyTimeout bounds the audit store's answer to a readiness
-// probe: well under the few seconds a load balancer waits for one.
-const DefaultReadyTimeout = 2 * time.Second
+// DefaultReadyTimeout bounds the wait of a readiness probe for the audit
+// store's answer: under the 1 s Kubernetes waits for a probe by default
+// (timeoutSeconds), so that /readyz answers 503 in time, rather than not
+// at all, while a database recovers or hangs.
+const DefaultReadyTimeout = 800 * time.Millisecond
 
 // isProbe reports whether path is one of the probes.
 func isProbe(path string) bool {
@@ -79,12 +81,18 @@ func (s *Server) ready(ctx context.Context) error {
 	}
 	// One ping at a time, whose answer every probe waiting meanwhile
 	// takes; it runs to its own timeout whichever probe's client leaves.
+	// Each probe waits at most the timeout from its own arrival, even for
+	// a store that ignores its context and hangs.
 	answer := s.pings.DoChan("audit", func() (any, error) {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 		defer cancel()
 		return nil, s.Audit.Ping(ctx)
 	})
+	wait := time.NewTimer(timeout)
+	defer wait.Stop()
 	select {
+	case <-wait.C:
+		return &engine.Error{Kind: engine.KindUnavailable, Reason: "the audit store did not answer within " + timeout.String() + ", so no render can be recorded"}
 	case r := <-answer:
 		if r.Err != nil {
 			return &engine.Error{Kind: engine.KindUnavailable, Reason: "the audit store does not answer, so no render can be recorded", Err: r.Err}

@@ -7,9 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
@@ -144,5 +146,41 @@ func TestProbesShareOnePing(t *testing.T) {
 	}
 	if n := pings.Load(); n >= probes {
 		t.Errorf("%d pings for %d probes that came together, want them shared", n, probes)
+	}
+}
+
+// hungStore is an audit store whose ping never returns, its context
+// ignored, until the test ends: a database behind a dead connection.
+type hungStore struct {
+	server.RecordHook
+	done chan struct{}
+}
+
+func (h hungStore) Ping(context.Context) error {
+	<-h.done
+	return errors.New("the test ended")
+}
+
+// TestReadyzAnswersWhileTheStoreHangs: /readyz answers 503 naming the
+// store, within its bound, while a ping hangs, and again for the probes
+// after it (sharing the hung ping rather than piling up more); the bound
+// is under the 1 s a Kubernetes probe waits by default.
+func TestReadyzAnswersWhileTheStoreHangs(t *testing.T) {
+	if server.DefaultReadyTimeout >= time.Second {
+		t.Errorf("DefaultReadyTimeout %s: a Kubernetes probe waits 1 s", server.DefaultReadyTimeout)
+	}
+	lib, _ := promptsmith.Library()
+	srv := server.New(lib)
+	srv.ReadyTimeout = 50 * time.Millisecond // the bound itself; the test does not time it
+	done := make(chan struct{})
+	defer close(done)
+	srv.Audit = hungStore{RecordHook: func(*engine.Variant, *engine.Result) error { return nil }, done: done}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	for range 3 {
+		resp, body := call(t, ts, "GET", "/readyz", "", "")
+		if resp.StatusCode != 503 || !strings.Contains(string(body), "the audit store did not answer within 50ms") {
+			t.Errorf("/readyz while the store hangs: %d %s", resp.StatusCode, body)
+		}
 	}
 }

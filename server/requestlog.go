@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // RequestIDHeader is the header a request's id comes in (from a proxy
@@ -56,7 +57,9 @@ func safeID(id string) bool {
 // caller's mistakes (4xx) at WARN, the rest at INFO, but probes and
 // scrapes that went well at DEBUG, so that a load balancer probing every
 // second does not fill the log. The line names the request id, the route,
-// the status, the time taken and, for an error, its reason and cause.
+// the status, the time taken (duration_ms, in milliseconds), the trace
+// and span ids when the request is traced, and, for an error, its reason
+// and cause.
 func (s *Server) logRequest(r *http.Request, route string, sw *statusWriter, took time.Duration) {
 	code := sw.status()
 	level := slog.LevelInfo
@@ -75,7 +78,10 @@ func (s *Server) logRequest(r *http.Request, route string, sw *statusWriter, too
 	attrs := []slog.Attr{
 		slog.String("request_id", RequestID(ctx)),
 		slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
-		slog.Int("status", code), slog.Duration("duration", took),
+		slog.Int("status", code), slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+	}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() { // the request's span, when traced
+		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	if sw.err != nil {
 		e := engine.AsError(sw.err)

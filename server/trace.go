@@ -24,9 +24,11 @@ func tracePropagator() propagation.TextMapPropagator {
 }
 
 // requestSpan starts a request's span, the child of the traceparent it
-// carries; end ends it with its route and status.
+// carries; end ends it with its route and status. Probes and scrapes are
+// not traced: a load balancer probing every second and Prometheus
+// scraping would make most of the traces, and say nothing of renders.
 func (s *Server) requestSpan(r *http.Request) (context.Context, func(route string, code int)) {
-	if s.Tracer == nil {
+	if s.Tracer == nil || isProbe(r.URL.Path) || r.URL.Path == "/metrics" {
 		return r.Context(), func(string, int) {}
 	}
 	ctx := tracePropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))

@@ -3,13 +3,17 @@ package server_test
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/internal/fixture"
 	"github.com/promptsmith/promptsmith/server"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -66,6 +70,8 @@ func TestTraces(t *testing.T) {
 	srv := server.New(lib)
 	srv.Tracer = tracer
 	srv.Audit = server.RecordHook(nil)
+	var log fixture.SyncBuffer
+	srv.Logger = slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
@@ -73,6 +79,9 @@ func TestTraces(t *testing.T) {
 		"traceparent", "00-"+traceID+"-"+parentID+"-01")
 	if resp.StatusCode != 200 {
 		t.Fatalf("render: %d %s", resp.StatusCode, body)
+	}
+	for _, path := range []string{"/livez", "/readyz", "/healthz", "/metrics"} { // not traced
+		call(t, ts, "GET", path, "", "", "traceparent", "00-"+traceID+"-"+parentID+"-01")
 	}
 	if err := shutdown(context.Background()); err != nil { // flushes the batch
 		t.Fatal(err)
@@ -111,6 +120,24 @@ func TestTraces(t *testing.T) {
 	}
 	if len(recv.spans) != len(parentOf) {
 		t.Errorf("%d spans, want %d", len(recv.spans), len(parentOf))
+	}
+	// The render's log line names its trace and its request span, and its
+	// duration in milliseconds; the probes' and the scrape's name none.
+	for line := range strings.Lines(log.String()) {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		if _, ok := rec["duration_ms"].(float64); !ok || rec["duration"] != nil {
+			t.Errorf("a request line without duration_ms: %s", line)
+		}
+		if rec["route"] == "POST /v1/render/{variant}" {
+			if span := byName["POST /v1/render/{variant}"]; span == nil || rec["trace_id"] != traceID || rec["span_id"] != hex.EncodeToString(span.SpanId) {
+				t.Errorf("the render's line does not name its trace and span: %s", line)
+			}
+		} else if rec["trace_id"] != nil || rec["span_id"] != nil {
+			t.Errorf("an untraced request's line names a trace: %s", line)
+		}
 	}
 	if recv.attrs["service.name"] != "promptsmith-test" {
 		t.Errorf("resource %v: OTEL_SERVICE_NAME not read", recv.attrs)

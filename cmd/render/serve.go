@@ -79,7 +79,8 @@ to browser pages of its own origin and each --cors-origin (403 otherwise).
 A render or check body must be JSON or YAML by its Content-Type (415
 otherwise; none at all is taken from clients that are not browsers).
 The probes are outside these checks, for load balancers. /readyz answers 503
-while the audit store does not answer within a couple of seconds, and from
+while the audit store does not answer within 0.8 s (or, with --repo, the
+default label serves nothing), and from
 SIGTERM on: SIGTERM or SIGINT turns /readyz 503 and keeps serving for
 --drain-delay so that a load balancer stops sending, then stops taking
 connections, lets the requests in flight finish (for at most
@@ -175,6 +176,7 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 	// The request lines name each render's ids: the engine's own render
 	// log (--log) would be a second format on the same stream.
 	a.log = false
+	logEverythingTo(logger)
 	srv, err := a.newServer(ctx, o, logger)
 	if err != nil {
 		return err

@@ -2,10 +2,13 @@ package main
 
 import (
 	"io"
+	"log"
 	"log/slog"
 	"strings"
 
+	"github.com/go-logr/logr"
 	"github.com/promptsmith/promptsmith/engine"
+	"go.opentelemetry.io/otel"
 )
 
 // serveLogger is the one logger of a render serve process: every line it
@@ -34,4 +37,21 @@ func (l logLines) Write(p []byte) (int, error) {
 		}
 	}
 	return len(p), nil
+}
+
+// logEverythingTo makes the process's other writers of log lines write
+// through logger, in its format: the standard library's log package
+// (slog.SetDefault routes it), OpenTelemetry's error handler (an exporter
+// that cannot send its spans) and its internal logger, which otherwise
+// print plain text to stderr, a second format on the stream a log
+// collector reads as JSON. These are process-wide settings of those
+// packages, not state of the project's own: render serve sets them once,
+// in its command, before it serves; nothing else in the module does.
+func logEverythingTo(logger *slog.Logger) {
+	slog.SetDefault(logger)
+	log.SetFlags(0) // the record has its time
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		logger.Error("opentelemetry", "error", err.Error())
+	}))
+	otel.SetLogger(logr.FromSlogHandler(logger.Handler()))
 }
