@@ -35,6 +35,7 @@ type serveOptions struct {
 	maxRenders, maxQueue int
 	http                 server.HTTPConfig
 	repo                 repoOptions
+	strictEnv            bool
 }
 
 func defaultServeOptions() serveOptions {
@@ -116,6 +117,9 @@ and promptsmith_label_failing.`,
 			if err != nil {
 				return err
 			}
+			if err := checkServeEnv(cmd, o.strictEnv, logger.Warn); err != nil {
+				return err
+			}
 			stderr := a.stderr
 			a.stderr = logLines{logger}
 			defer func() { a.stderr = stderr }()
@@ -161,6 +165,7 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.DurationVar(&h.ShutdownTimeout, "shutdown-timeout", h.ShutdownTimeout, "longest wait for the requests in flight on SIGTERM or SIGINT")
 	f.DurationVar(&h.DrainDelay, "drain-delay", h.DrainDelay, "how long to keep serving, with /readyz answering 503, after SIGTERM or SIGINT and before closing the listener")
 	o.repo.register(f)
+	f.BoolVar(&o.strictEnv, "strict-env", false, "refuse to start when a PROMPTSMITH_ variable is set that render serve does not read (a misspelt PROMPTSMITH_ADRR); without it each is logged, with the name it is nearest to, and ignored")
 }
 
 // serve runs the server until SIGTERM or SIGINT, and returns once the

@@ -4,11 +4,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/labels"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -90,4 +92,64 @@ func writeServeEnv(w io.Writer, cmd *cobra.Command) {
 	}
 	fmt.Fprintf(tw, "  %s\t%s\n", "OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_*", "OpenTelemetry traces over OTLP/HTTP (off when unset)")
 	tw.Flush()
+}
+
+// otherEnv are the PROMPTSMITH_ variables render serve does not read but
+// the project's own tests, benchmarks and CI do: set in their
+// environment, they are not an operator's typo.
+func otherEnv() []string {
+	return []string{"PROMPTSMITH_TEST_POSTGRES", "PROMPTSMITH_TIKTOKEN_MODULES", "PROMPTSMITH_TIKTOKEN_CACHE",
+		"PROMPTSMITH_TSC", "PROMPTSMITH_PYRIGHT", "PROMPTSMITH_SCREENSHOTS", "PROMPTSMITH_AUDIT_TEST_WRITER",
+		"PROMPTSMITH_RENDER", "PROMPTSMITH_ROOT", "PROMPTSMITH_OUT"}
+}
+
+// unknownVar is a PROMPTSMITH_ variable set that render serve does not
+// read, and the one it is nearest to, "" when none is near.
+type unknownVar struct{ name, near string }
+
+// unknownServeEnv lists, sorted, the PROMPTSMITH_ variables of environ
+// (os.Environ's form) that are none of render serve's: a misspelt
+// PROMPTSMITH_ADRR would otherwise be ignored without a word, and the
+// server listen where the operator did not mean.
+func unknownServeEnv(cmd *cobra.Command, environ []string) []unknownVar {
+	var known []string
+	for _, f := range serveFlags(cmd) {
+		known = append(known, envName(f.Name))
+	}
+	known = append(known, "PROMPTSMITH_TEMPLATES", "PROMPTSMITH_AUDIT", auditKeyEnv, labels.EnvVar)
+	var out []unknownVar
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, "PROMPTSMITH_") || slices.Contains(known, name) || slices.Contains(otherEnv(), name) {
+			continue
+		}
+		out = append(out, unknownVar{name: name, near: phrase.Closest(name, known)})
+	}
+	slices.SortFunc(out, func(a, b unknownVar) int { return strings.Compare(a.name, b.name) })
+	return out
+}
+
+// checkServeEnv names each unknown PROMPTSMITH_ variable in the log, with
+// the variable it is nearest to; with --strict-env it refuses to start.
+func checkServeEnv(cmd *cobra.Command, strict bool, warn func(msg string, args ...any)) error {
+	unknown := unknownServeEnv(cmd, os.Environ())
+	for _, u := range unknown {
+		args := []any{"variable", u.name}
+		if u.near != "" {
+			args = append(args, "did_you_mean", u.near)
+		}
+		warn("unknown environment variable: render serve does not read it", args...)
+	}
+	if !strict || len(unknown) == 0 {
+		return nil
+	}
+	e := &engine.Error{Kind: engine.KindUsage, Flag: "--strict-env", Path: unknown[0].name,
+		Reason: fmt.Sprintf("%s is not a variable render serve reads", unknown[0].name)}
+	if unknown[0].near != "" {
+		e.Hint("did you mean %s?", unknown[0].near)
+	}
+	for _, u := range unknown[1:] {
+		e.Hint("%s is not one either", u.name)
+	}
+	return e.Hint("render serve --help lists the variables; without --strict-env an unknown variable is logged and ignored")
 }

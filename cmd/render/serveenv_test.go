@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -64,5 +65,35 @@ func TestRevisionLine(t *testing.T) {
 		if got := revisionLine(c.b); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.b, got, c.want)
 		}
+	}
+}
+
+// TestServeEnvUnknown: a PROMPTSMITH_ variable render serve does not read
+// is named at start with the one it is nearest to, and the server starts;
+// with --strict-env (or PROMPTSMITH_STRICT_ENV) it does not.
+func TestServeEnvUnknown(t *testing.T) {
+	t.Setenv("PROMPTSMITH_ADRR", "127.0.0.1:9")
+	t.Setenv("PROMPTSMITH_ZZZZZZZZZZZZZZZZZZZZ", "1")
+	srv := startServe(t) // starts all the same
+	srv.terminate(t)
+	srv.wait(t)
+	serve, _, err := (&app{}).rootCommand().Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	err = checkServeEnv(serve, false, func(msg string, args ...any) { warned = append(warned, fmt.Sprint(append([]any{msg}, args...)...)) })
+	if err != nil || len(warned) != 2 || !strings.Contains(warned[0], "variablePROMPTSMITH_ADRRdid_you_meanPROMPTSMITH_ADDR") ||
+		!strings.Contains(warned[1], "PROMPTSMITH_ZZZZZZZZZZZZZZZZZZZZ") || strings.Contains(warned[1], "did_you_mean") {
+		t.Errorf("the unknown variables logged: %q, %v", warned, err)
+	}
+	r := runCLI(t, "", "serve", "--strict-env", "--addr", "127.0.0.1:0")
+	if r.code != 2 || !strings.Contains(r.stderr, "PROMPTSMITH_ADRR is not a variable render serve reads") || !strings.Contains(r.stderr, "did you mean PROMPTSMITH_ADDR?") ||
+		!strings.Contains(r.stderr, "PROMPTSMITH_ZZZZZZZZZZZZZZZZZZZZ is not one either") {
+		t.Errorf("--strict-env: exit %d\n%s", r.code, r.stderr)
+	}
+	t.Setenv("PROMPTSMITH_STRICT_ENV", "true")
+	if r := runCLI(t, "", "serve", "--addr", "127.0.0.1:0"); r.code != 2 || !strings.Contains(r.stderr, "PROMPTSMITH_ADRR") {
+		t.Errorf("PROMPTSMITH_STRICT_ENV=true: exit %d\n%s", r.code, r.stderr)
 	}
 }
