@@ -96,7 +96,8 @@ func writeServeEnv(w io.Writer, cmd *cobra.Command) {
 
 // otherEnv are the PROMPTSMITH_ variables render serve does not read but
 // the project's own tests, benchmarks and CI do: set in their
-// environment, they are not an operator's typo.
+// environment, they are not an operator's typo; nor is any
+// PROMPTSMITH_TEST_ variable.
 func otherEnv() []string {
 	return []string{"PROMPTSMITH_TEST_POSTGRES", "PROMPTSMITH_TIKTOKEN_MODULES", "PROMPTSMITH_TIKTOKEN_CACHE",
 		"PROMPTSMITH_TSC", "PROMPTSMITH_PYRIGHT", "PROMPTSMITH_SCREENSHOTS", "PROMPTSMITH_AUDIT_TEST_WRITER",
@@ -120,7 +121,8 @@ func unknownServeEnv(cmd *cobra.Command, environ []string) []unknownVar {
 	var out []unknownVar
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, "PROMPTSMITH_") || slices.Contains(known, name) || slices.Contains(otherEnv(), name) {
+		if !strings.HasPrefix(name, "PROMPTSMITH_") || slices.Contains(known, name) || slices.Contains(otherEnv(), name) ||
+			strings.HasPrefix(name, "PROMPTSMITH_TEST_") {
 			continue
 		}
 		out = append(out, unknownVar{name: name, near: phrase.Closest(name, known)})
