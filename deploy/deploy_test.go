@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/internal/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // instruction is one instruction of a Dockerfile, its continuation

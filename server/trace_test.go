@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith"
-	"github.com/promptsmith/promptsmith/internal/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"

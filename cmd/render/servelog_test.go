@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith/internal/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // TestServeLogIsJSON: every line render serve --log-format json writes
