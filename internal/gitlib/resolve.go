@@ -42,6 +42,7 @@ var hexRe = regexp.MustCompile(`^[0-9a-f]{4,64}$`)
 type candidate struct {
 	name   string // refs/tags/v1, HEAD, or a full hash
 	commit string // the commit it resolves to, "" when it names none
+	kind   string // of a hash: what git stores under it, commit or tag
 }
 
 // Resolve returns the commit a ref names, exactly one or an error that
@@ -150,7 +151,10 @@ func (r *Repo) ambiguous(ctx context.Context, ref, name string, cands []candidat
 		what := c.name
 		switch {
 		case !strings.HasPrefix(c.name, "refs/") && c.name != "HEAD":
-			what = "the object " + c.name
+			what = "the commit " + c.name
+			if c.kind == "tag" {
+				what = "the annotated tag " + c.name
+			}
 		case commit != "":
 			what += " (commit " + short(commit) + ")"
 		}
@@ -222,7 +226,7 @@ func (r *Repo) objects(ctx context.Context, prefix string) ([]candidate, error) 
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		if len(f) == 2 && (f[1] == "commit" || f[1] == "tag") {
-			found = append(found, candidate{name: f[0]})
+			found = append(found, candidate{name: f[0], kind: f[1]})
 		}
 	}
 	return found, nil
