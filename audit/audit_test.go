@@ -22,6 +22,7 @@ import (
 // their prefixes, the text, the chain, provenance; then records again, and
 // records a middle level of its own.
 func TestStore(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		store := open(t, b.target)
 		db := b.db(t)
@@ -117,6 +118,7 @@ func TestStore(t *testing.T) {
 // TestResolveErrors: unknown keys, ambiguous prefixes, and prefixes that
 // would be patterns under LIKE.
 func TestResolveErrors(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		store := open(t, b.target)
 		v := delegation(t)
@@ -178,6 +180,7 @@ func TestResolveErrors(t *testing.T) {
 // verbatim.Extract gives at that depth, and that no level's bytes are
 // stored twice.
 func TestRegionsAtEveryDepth(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		store := open(t, b.target)
 		res := delegate(t, nestedMarkers(50), "t")
@@ -207,6 +210,7 @@ func TestRegionsAtEveryDepth(t *testing.T) {
 
 // TestParentStoredOnce: many delegations of one parent store it once.
 func TestParentStoredOnce(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		store := open(t, b.target)
 		prompts, _ := chain(t, "# Root\n", 2, "shared")
@@ -230,6 +234,7 @@ func TestParentStoredOnce(t *testing.T) {
 
 // TestReadOnly: reading never creates or changes a database.
 func TestReadOnly(t *testing.T) {
+	t.Parallel()
 	t.Run("missing sqlite file", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "audit.db")
 		_, err := audit.OpenReadOnly(context.Background(), path)
@@ -270,6 +275,7 @@ func TestReadOnly(t *testing.T) {
 }
 
 func TestOpenErrorNamesTheFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "no", "such", "dir", "a.db")
 	_, err := audit.Open(context.Background(), path)
 	if err == nil || !strings.Contains(err.Error(), path) {
@@ -278,6 +284,7 @@ func TestOpenErrorNamesTheFile(t *testing.T) {
 }
 
 func TestOpenErrorHidesThePassword(t *testing.T) {
+	t.Parallel()
 	_, err := audit.Open(context.Background(), "postgres://user:s3cret@127.0.0.1:1/db?sslmode=disable&connect_timeout=2")
 	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Fatalf("got %v", err)
@@ -287,6 +294,7 @@ func TestOpenErrorHidesThePassword(t *testing.T) {
 // TestEarlierFormatRefused: a database of the first format, which stored
 // every level whole, is refused with a hint and left byte for byte as it was.
 func TestEarlierFormatRefused(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "old.db")
 	db := sqliteDB(t, path)
 	for _, stmt := range []string{
@@ -316,6 +324,7 @@ func TestEarlierFormatRefused(t *testing.T) {
 // TestMigrations: stores opening a new database at once all succeed, and
 // the schema's version is recorded once.
 func TestMigrations(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		openAtOnce(t, b.target, 6)
 		db := b.db(t)
@@ -339,6 +348,7 @@ func TestMigrations(t *testing.T) {
 // own goroutines, every one of the same chains, all succeed and store each
 // prompt once.
 func TestConcurrentRecords(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		v := delegation(t)
 		var results []*engine.Result
@@ -385,6 +395,7 @@ func TestConcurrentRecords(t *testing.T) {
 }
 
 func TestChainOrder(t *testing.T) {
+	t.Parallel()
 	// Links go from the subagent to the root; the root embeds nothing.
 	eachBackend(t, func(t *testing.T, b backend) {
 		store := open(t, b.target)
@@ -405,6 +416,7 @@ func TestChainOrder(t *testing.T) {
 // TestRowsOnlyUser: once a store's tables exist, a PostgreSQL user that may
 // only read and write rows (no CREATE) can open it and record.
 func TestRowsOnlyUser(t *testing.T) {
+	t.Parallel()
 	b := postgresBackend(t)
 	open(t, b.target).Close() // creates the tables
 	store := open(t, rowsOnlyUser(t, b))
@@ -450,6 +462,7 @@ func schemaOf(t *testing.T, target string) string {
 // each back byte for byte; for delegations, each level of the chain is what
 // verbatim.Extract gives at that depth (CRLF parents, fences, nesting).
 func TestEveryExample(t *testing.T) {
+	t.Parallel()
 	store := open(t, filepath.Join(t.TempDir(), "audit.db"))
 	l := lib(t)
 	for _, name := range l.Names() {
@@ -490,6 +503,7 @@ func TestEveryExample(t *testing.T) {
 // Open does its work under the caller's context: cancelled, it opens
 // nothing and says why.
 func TestOpenTakesTheContext(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := audit.Open(ctx, filepath.Join(t.TempDir(), "audit.db"))

@@ -77,6 +77,7 @@ func storedBudget(t *testing.T, db *sql.DB, b backend, hash string) string {
 // a budget has none; a prompt first known as embedded gains the budget of
 // its own record, and the prompt embedding it keeps none.
 func TestBudget(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		store := open(t, b.target)
 		db := b.db(t)
@@ -237,6 +238,7 @@ func hasBudgetColumn(t *testing.T, db *sql.DB, b backend) bool {
 // opens it for recording (several at once here); its prompts read back
 // unchanged, without a budget, and a budgeted render records its budget.
 func TestVersion1Migrated(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		prompts, last := chain(t, "# Root\n", 2, "t")
 		hash := version1(t, b, last)
@@ -307,6 +309,7 @@ func TestVersion1Migrated(t *testing.T) {
 // alter tables cannot upgrade a version-1 store, and is told what to do;
 // once the tables' owner has opened it, that user records budgets.
 func TestVersion1RowsOnlyUser(t *testing.T) {
+	t.Parallel()
 	b := postgresBackend(t)
 	last := delegate(t, "# Root\n", "t")
 	version1(t, b, last)

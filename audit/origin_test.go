@@ -15,6 +15,7 @@ import (
 // input's bytes, fail verification. A prompt recorded without an input
 // says so.
 func TestOrigin(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		store := open(t, b.target, audit.WithKey(testKey))

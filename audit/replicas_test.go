@@ -24,6 +24,7 @@ import (
 // replica's store reconstructs every chain byte for byte, and each prompt is
 // stored exactly once.
 func TestReplicas(t *testing.T) {
+	t.Parallel()
 	const replicas, chains, depth = 3, 4, 4
 	eachBackend(t, func(t *testing.T, b backend) {
 		var urls []string

@@ -23,6 +23,7 @@ const signedRows = 4 + 1 + 2 + 1
 // back; read without the key, the same store reads as any other, and
 // Verify says it checked no signatures.
 func TestSigned(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		f := newFixture(t, b, audit.WithKey(testKey))
 		for link := range f.links {
@@ -53,6 +54,7 @@ func TestSigned(t *testing.T) {
 // the store reads as before (only the addresses are checked, and these
 // forgeries keep them true).
 func TestForgeries(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		forge  func(t *testing.T, f *fixture)
@@ -203,6 +205,7 @@ func (f *fixture) leafOf(t *testing.T, parent string) string {
 // TestKeyMismatch: a store read with another key verifies no row, and a
 // key too short to be one is refused before anything is opened.
 func TestKeyMismatch(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		f := newFixture(t, b, audit.WithKey(testKey))
 		other := readOnly(t, b.target, audit.WithKey([]byte(strings.Repeat("k", audit.MinKeySize))))
@@ -227,6 +230,7 @@ func TestKeyMismatch(t *testing.T) {
 // of its own record; a store with the key signs the row it then is, and a
 // writer without the key leaves it unsigned, which the key then refuses.
 func TestSignedUpdate(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		f := newFixture(t, b, audit.WithKey(testKey))
 		v := delegation(t)
@@ -260,6 +264,7 @@ func TestSignedUpdate(t *testing.T) {
 // key, signed it; it now stamps the row with the time of its own record,
 // which is what it signs.
 func TestUpdateRestamps(t *testing.T) {
+	t.Parallel()
 	const planted = "2001-02-03T04:05:06Z"
 	eachBackend(t, func(t *testing.T, b backend) {
 		f := newFixture(t, b, audit.WithKey(testKey))
@@ -301,6 +306,7 @@ func TestUpdateRestamps(t *testing.T) {
 // signatures, reads without a key as it always did, and with one as what
 // it is: unsigned.
 func TestEarlierVersionWithKey(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		last := delegate(t, "# Root\n", "t")
 		hash := version1(t, b, last)

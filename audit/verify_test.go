@@ -190,6 +190,7 @@ func (f *fixture) keysOf(link int) []string {
 // and never printing the bytes; the prompts it does not reach still read
 // back; Verify reports exactly the rows altered.
 func TestTampering(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		tamper func(t *testing.T, f *fixture)
@@ -369,6 +370,7 @@ func TestTampering(t *testing.T) {
 // the order of their addresses; a store that was not altered verifies,
 // with every row counted.
 func TestVerifyReportsEveryProblem(t *testing.T) {
+	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		f := newFixture(t, b)
 		space, fitted := crowded(t, 1000) // a budget, kept in the row
@@ -413,6 +415,7 @@ func TestVerifyReportsEveryProblem(t *testing.T) {
 // plain word; anything else is quoted and cut short, so that a row cannot
 // write lines or escapes of its own into a report.
 func TestProblemString(t *testing.T) {
+	t.Parallel()
 	seq := 2
 	h := strings.Repeat("ab", 32)
 	for _, tc := range []struct {

@@ -61,6 +61,7 @@ func loadDesk(t *testing.T, cache string) *engine.Variant {
 // reads a volatile field, at that read; sections after it that read
 // nothing volatile are said to be stranded by the order.
 func TestCacheReport(t *testing.T) {
+	t.Parallel()
 	rep := loadDesk(t, deskCache).CacheReport()
 	if !rep.Declared || strings.Join(rep.Stable, ",") != "intro,tools" || rep.First == nil ||
 		rep.First.Section != "clock" || rep.First.Field != "/now" || rep.First.Position != "templates/desk/clock.md.tmpl:1:10" ||
@@ -87,6 +88,7 @@ func TestCacheReport(t *testing.T) {
 // TestCacheBreakpointAfterVolatileRead: a breakpoint whose prefix reads a
 // volatile field is a lint error at the template line of the read.
 func TestCacheBreakpointAfterVolatileRead(t *testing.T) {
+	t.Parallel()
 	v := loadDesk(t, "cache:\n  volatile: [/trigger/text]\n  breakpoints: [tools, task]\n")
 	var errs []string
 	for _, f := range v.Lint() {
@@ -103,6 +105,7 @@ func TestCacheBreakpointAfterVolatileRead(t *testing.T) {
 // TestCacheVolatileNotInSchema: a volatile pointer the schema does not
 // declare is refused at its line, with the field meant.
 func TestCacheVolatileNotInSchema(t *testing.T) {
+	t.Parallel()
 	_, err := engine.Load(deskFS("cache:\n  volatile:\n    - /nwo\n"), engine.Strict())
 	e := engine.AsError(err)
 	if e == nil || e.Position != "templates/desk/prompt.yaml:7" || !strings.Contains(e.Reason, "/nwo is not in the input schema") ||
@@ -119,6 +122,7 @@ func (words) CountTokens(s string) int { return len(strings.Fields(s)) }
 // provider shapes split there, their texts joined are the prompt, and
 // the cache key follows the prefix, not what comes after it.
 func TestCacheBlocks(t *testing.T) {
+	t.Parallel()
 	v := loadDesk(t, deskCache)
 	render := func(in string) *engine.Result {
 		res, err := v.Render(context.Background(), engine.Input{Name: "in.json", Data: []byte(in)}, engine.CountTokens(words{}))
@@ -166,6 +170,7 @@ func TestCacheBlocks(t *testing.T) {
 // TestCacheFitKeepsPrefix: a fit never cuts what comes before the last
 // breakpoint (the tools here), and says how many tokens that prefix is.
 func TestCacheFitKeepsPrefix(t *testing.T) {
+	t.Parallel()
 	v := loadDesk(t, deskCache)
 	in := engine.Input{Name: "in.json", Data: []byte(deskInput)}
 	full, _ := v.Render(context.Background(), in, engine.CountTokens(words{}))

@@ -17,6 +17,7 @@ import (
 // cancelled, never as the library's fault; the library's own time limit
 // is still the template's.
 func TestCallerStopsARender(t *testing.T) {
+	t.Parallel()
 	lib, err := engine.Load(greeting)
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +46,7 @@ func TestCallerStopsARender(t *testing.T) {
 // does not load, as LoadStrict does; without it the broken variant is
 // kept for its renders to report.
 func TestStrict(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{"templates/broken/prompt.yaml": {Data: []byte("schema: greeting\nsections: [intro]\n")},
 		"templates/broken/intro.md.tmpl": {Data: []byte("{{ if }}\n")}}
 	maps.Copy(fsys, greeting)
@@ -61,6 +63,7 @@ func TestStrict(t *testing.T) {
 // TestStages: a stage hook hears each stage of a render in order, with
 // its error.
 func TestStages(t *testing.T) {
+	t.Parallel()
 	lib, err := engine.Load(greeting)
 	if err != nil {
 		t.Fatal(err)

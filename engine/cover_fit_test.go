@@ -12,6 +12,7 @@ import (
 // items that are left ("N more") was in a tried prompt but is in no golden
 // file, so it stays uncovered, and the note written in their place counts.
 func TestCoverageOfAFit(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{
 		"schemas/cut.schema.json": {Data: []byte(`{
   "type": "object", "additionalProperties": false,

@@ -45,6 +45,7 @@ func branchyFS(examples map[string]string) fstest.MapFS {
 // implicit else of an if or with that has none; a range's else only when
 // it is written.
 func TestBranches(t *testing.T) {
+	t.Parallel()
 	lib, err := LoadStrict(branchyFS(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +75,7 @@ func TestBranches(t *testing.T) {
 // the share they cover: counted over every example, partials too; the
 // branches no example takes by position.
 func TestCoverage(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name      string
 		examples  map[string]string
@@ -140,6 +142,7 @@ func TestCoverage(t *testing.T) {
 // templates as parsed, without the calls that record, and the variant's
 // own trees are never rewritten.
 func TestCoverageCostsPlainRendersNothing(t *testing.T) {
+	t.Parallel()
 	lib, err := LoadStrict(branchyFS(map[string]string{"basic": "title: T\n"}))
 	if err != nil {
 		t.Fatal(err)
@@ -184,6 +187,7 @@ func TestCoverageCostsPlainRendersNothing(t *testing.T) {
 // TestCoverageOfAnotherVariant: a coverage records the renders of its own
 // variant only.
 func TestCoverageOfAnotherVariant(t *testing.T) {
+	t.Parallel()
 	fsys := branchyFS(nil)
 	for name, f := range noteFS() {
 		fsys[name] = f

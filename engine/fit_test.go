@@ -63,6 +63,7 @@ func logInput(memories int) []byte {
 }
 
 func TestFitTokens(t *testing.T) {
+	t.Parallel()
 	lib, err := Load(logFS(logBudget))
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +141,7 @@ func TestFitTokens(t *testing.T) {
 }
 
 func TestBudgetManifestErrors(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"  - {list: /parent}\n":                          "verbatim field",
 		"  - {section: head}\n":                          "required heading",

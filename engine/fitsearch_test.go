@@ -12,6 +12,7 @@ import (
 // search finds (the least number of cuts that fits), probes no count it
 // cannot trust, and renders at most three more times than a binary search.
 func TestFewestCutsIsTheBinarySearchsCut(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for trial := range 3000 {
 		total := rng.IntN(300)

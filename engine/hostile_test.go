@@ -41,6 +41,7 @@ func renderHostile(t testing.TB, lib *engine.Library) error {
 // through template and include in turn ends in the render's error naming
 // the template, not in a stack overflow that ends the process.
 func TestRecursionThroughTemplateAndInclude(t *testing.T) {
+	t.Parallel()
 	lib := hostile(t, `{{ define "a" }}{{ template "b" . }}{{ end }}{{ define "b" }}{{ include "a" . }}{{ end }}{{ template "a" . }}`, engine.Limits{})
 	err := renderHostile(t, lib)
 	t.Log(err)
@@ -50,6 +51,7 @@ func TestRecursionThroughTemplateAndInclude(t *testing.T) {
 }
 
 func TestRecursionDeep(t *testing.T) {
+	t.Parallel()
 	lib := hostile(t, `{{ define "a" }}{{ if lt . 90000 }}{{ template "a" (add . 1) }}{{ else }}{{ include "a" 0 }}{{ end }}{{ end }}{{ template "a" 0 }}`, engine.Limits{Timeout: 60 * time.Second})
 	err := renderHostile(t, lib)
 	t.Log(err)
@@ -62,6 +64,7 @@ func TestRecursionDeep(t *testing.T) {
 // many nested blocks holds more stack per call than text/template's count
 // of calls sees; the frames bound ends it with the same error.
 func TestRecursionFromDeepBlocks(t *testing.T) {
+	t.Parallel()
 	for _, k := range []int{90, 1000, 20000} {
 		body := `{{ define "a" }}` + strings.Repeat("{{ with . }}", k) + `{{ template "a" . }}` + strings.Repeat("{{ end }}", k) + `{{ end }}{{ template "a" 1 }}`
 		err := renderHostile(t, hostile(t, body, engine.Limits{}))
@@ -75,6 +78,7 @@ func TestRecursionFromDeepBlocks(t *testing.T) {
 // TestRecursionFromDeepPipelines: so does an include deep in parenthesized
 // pipelines.
 func TestRecursionFromDeepPipelines(t *testing.T) {
+	t.Parallel()
 	k := 5000
 	body := `{{ define "a" }}{{ ` + strings.Repeat("print (", k) + `include "a" .` + strings.Repeat(")", k) + ` }}{{ end }}{{ template "a" 1 }}`
 	err := renderHostile(t, hostile(t, body, engine.Limits{}))
@@ -88,6 +92,7 @@ func TestRecursionFromDeepPipelines(t *testing.T) {
 // still sees the render's deadline, and the render ends with the
 // template's time limit error.
 func TestNestedRangeStopsAtTheDeadline(t *testing.T) {
+	t.Parallel()
 	lib := hostile(t, `{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}`, engine.Limits{Timeout: 200 * time.Millisecond})
 	err := renderHostile(t, lib)
 	var e *engine.Error
@@ -100,6 +105,7 @@ func TestNestedRangeStopsAtTheDeadline(t *testing.T) {
 // over Limits.LibraryBytes, is refused at load, naming the file, before
 // anything is parsed.
 func TestLibrarySizeLimits(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{
 		"schemas/hostile.schema.json":    {Data: []byte(`{"type": "object"}`)},
 		"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
@@ -140,6 +146,7 @@ func doublingSchema(levels int) string {
 // definition where the work passes the bound, instead of validating for
 // minutes past the render's deadline.
 func TestSchemaThatDoublesIsRefused(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{
 		"schemas/hostile.schema.json":    {Data: []byte(doublingSchema(26))},
 		"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},

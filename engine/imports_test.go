@@ -52,6 +52,7 @@ func docTree(t *testing.T) map[string][]string {
 // TestImportRules: every package under engine/ imports only the packages
 // doc.go says it may, so the stages form a tree with the engine on top.
 func TestImportRules(t *testing.T) {
+	t.Parallel()
 	tree := docTree(t)
 	for _, dir := range stageDirs(t) {
 		name := filepath.Base(dir)
@@ -131,6 +132,7 @@ var internalStages = []string{"funcs", "input", "lint", "manifest", "pointer", "
 // gather from the host. Only the packages' own import lists count: the
 // standard library and sprig may bring some of these in on their own.
 func TestRenderPathReadsNoHost(t *testing.T) {
+	t.Parallel()
 	forbidden := []string{"os/exec", "syscall", "net", module + "/internal/gather"}
 	seen := map[string]bool{}
 	queue := []string{module + "/engine"}
@@ -163,6 +165,7 @@ func TestRenderPathReadsNoHost(t *testing.T) {
 // go:embed, or configuration built once and never written (listed here by
 // name, with the reason).
 func TestNoPackageState(t *testing.T) {
+	t.Parallel()
 	configuration := map[string]string{
 		"outline.blockParser": "goldmark's parser keeps each parse's state in a context of its own",
 		"promptsmith.once":    "the embedded library, loaded on first use and never written after",

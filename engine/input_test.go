@@ -9,6 +9,7 @@ import (
 // TestManyViolationsStayCheap: a large input that breaks the schema in every
 // element is reported (20 violations at most) after one parse for positions.
 func TestManyViolationsStayCheap(t *testing.T) {
+	t.Parallel()
 	lib := mustLoadNote(t, nil)
 	items := make([]string, 20000)
 	for i := range items {
@@ -22,6 +23,7 @@ func TestManyViolationsStayCheap(t *testing.T) {
 }
 
 func TestUnknownFieldsWithQuotes(t *testing.T) {
+	t.Parallel()
 	_, err := renderNote(t, "title: T\n\"it's\": 1\n")
 	e := AsError(err)
 	if e == nil || e.Field != "/it's" || e.Position != "in.yaml:2:1" {

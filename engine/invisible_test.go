@@ -54,6 +54,7 @@ func renderRelay(t *testing.T, in map[string]any) (*Result, error) {
 // the code point; Extract would not be fooled, but a model reading the
 // prompt would see a second parent prompt begin.
 func TestLookalikeMarkers(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, field, at, text, codePoint string
 	}{
@@ -105,6 +106,7 @@ func TestLookalikeMarkers(t *testing.T) {
 // schema allows them at that field ("x-promptsmith-allow-bidi": true,
 // here through a $ref).
 func TestBidiControls(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in        map[string]any
 		at, point string

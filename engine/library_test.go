@@ -81,6 +81,7 @@ func renderNote(t *testing.T, input string) (*Result, error) {
 }
 
 func TestRenderPipeline(t *testing.T) {
+	t.Parallel()
 	res, err := renderNote(t, "title: \"{{ .admin }}\"\ntags: {z: 1st, a: 2nd}\nitems: [{id: x}, {id: y, done: true}]\nstyle: fancy\nbody: \"raw {{ x }}\"\n")
 	if err != nil {
 		t.Fatal(err)
@@ -103,6 +104,7 @@ func TestRenderPipeline(t *testing.T) {
 }
 
 func TestEmptySectionsAreDropped(t *testing.T) {
+	t.Parallel()
 	res, err := renderNote(t, "title: T\n")
 	if err != nil {
 		t.Fatal(err)
@@ -117,6 +119,7 @@ func TestEmptySectionsAreDropped(t *testing.T) {
 }
 
 func TestInputRules(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ input, field, reason string }{
 		{"title: T\nitems: [{id: a}, {id: a}]\n", "/items/1/id", "repeats"},
 		{"title: T\nitems: [{id: a}]\nrefs: [a, b]\n", "/refs/1", "not one of"},
@@ -158,6 +161,7 @@ func TestInputRules(t *testing.T) {
 // A property that a then branch forbids (a false schema) is refused with the
 // description of the field, which says when it applies.
 func TestFieldForbiddenByABranch(t *testing.T) {
+	t.Parallel()
 	lib := mustLoadNote(t, func(fsys fstest.MapFS) {
 		fsys["schemas/note.schema.json"] = &fstest.MapFile{Data: []byte(`{
   "type": "object", "required": ["title"],
@@ -195,6 +199,7 @@ func TestFieldForbiddenByABranch(t *testing.T) {
 }
 
 func TestChecks(t *testing.T) {
+	t.Parallel()
 	res, err := renderNote(t, "title: SECRET\n")
 	if e := AsError(err); e == nil || e.Kind != KindCheck || !strings.Contains(e.Reason, `forbid "SECRET"`) {
 		t.Fatalf("forbid when not admin: %v", err)
@@ -216,6 +221,7 @@ func TestChecks(t *testing.T) {
 }
 
 func TestLoadErrorsNameTheFile(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		change func(fstest.MapFS)
@@ -258,6 +264,7 @@ func TestLoadErrorsNameTheFile(t *testing.T) {
 }
 
 func TestTemplateErrorsAtRender(t *testing.T) {
+	t.Parallel()
 	lib := mustLoadNote(t, func(f fstest.MapFS) {
 		f["templates/note/items.md.tmpl"].Data = []byte("line one\n{{ .nosuch.field }}")
 	})
@@ -275,6 +282,7 @@ func TestTemplateErrorsAtRender(t *testing.T) {
 }
 
 func TestUnknownVariantAndExample(t *testing.T) {
+	t.Parallel()
 	lib, _ := loadNote(t, nil)
 	if _, err := lib.Variant("nte"); err == nil || !strings.Contains(err.Error(), `did you mean "note"?`) {
 		t.Errorf("variant: %v", err)
@@ -291,6 +299,7 @@ func TestUnknownVariantAndExample(t *testing.T) {
 // TestDefaultsKeepKeyOrder: fields the schema fills in come after the
 // caller's, whose order is kept.
 func TestDefaultsKeepKeyOrder(t *testing.T) {
+	t.Parallel()
 	lib := mustLoadNote(t, func(f fstest.MapFS) {
 		f["templates/note/title.md.tmpl"].Data = []byte("# Note\n{{ keys . | join \",\" }}\n")
 	})
@@ -306,6 +315,7 @@ func TestDefaultsKeepKeyOrder(t *testing.T) {
 // TestIncludeRecursionIsAnError: a template that includes itself stops with
 // an error naming it, instead of exhausting the stack.
 func TestIncludeRecursionIsAnError(t *testing.T) {
+	t.Parallel()
 	lib := mustLoadNote(t, func(f fstest.MapFS) {
 		f["templates/note/styles/plain.md.tmpl"].Data = []byte(`{{ include "styles/plain.md.tmpl" . }}`)
 	})
@@ -318,6 +328,7 @@ func TestIncludeRecursionIsAnError(t *testing.T) {
 // TestUnclosedActionNamesItsOpening: an {{if}} without {{end}} is reported
 // where it opens, not at the end of the file.
 func TestUnclosedActionNamesItsOpening(t *testing.T) {
+	t.Parallel()
 	src := "line one\n{{ range .items }}\n{{ if .done }}x{{ end }}\n  {{- if .id }}\n{{/* }} {{ end */}}\n{{ \"}}\" }}\n{{ end }}\nmore\nlines\n"
 	// The last {{ end }} closes the second if: the range is what stays open.
 	_, err := loadNote(t, func(f fstest.MapFS) { f["templates/note/items.md.tmpl"].Data = []byte(src) })

@@ -20,6 +20,7 @@ func lintNote(t *testing.T, change func(fstest.MapFS)) []string {
 // TestLintTemplates: lint reads every field reference of every template, in
 // every branch, against the schema.
 func TestLintTemplates(t *testing.T) {
+	t.Parallel()
 	if got := strings.Join(lintNote(t, nil), "\n"); strings.Contains(got, "items.md.tmpl") || strings.Contains(got, ": error:") {
 		t.Fatalf("the note variant's templates are clean, lint says:\n%s", got)
 	}
@@ -65,6 +66,7 @@ func TestLintTemplates(t *testing.T) {
 // TestLintSchema: a default or example the schema itself refuses is an
 // error; a property without a description is a warning.
 func TestLintSchema(t *testing.T) {
+	t.Parallel()
 	got := strings.Join(lintNote(t, func(f fstest.MapFS) {
 		f["schemas/note.schema.json"].Data = []byte(strings.Replace(string(f["schemas/note.schema.json"].Data),
 			`"style": {"type": "string", "description": "A template under styles/."}`,
@@ -85,6 +87,7 @@ func TestLintSchema(t *testing.T) {
 // can write is an error at its line of the manifest, before any example
 // runs; one a template writes, or may write with an action, is not.
 func TestLintHeadings(t *testing.T) {
+	t.Parallel()
 	manifest := func(headings string) func(fstest.MapFS) {
 		return func(f fstest.MapFS) {
 			m := string(f["templates/note/prompt.yaml"].Data)

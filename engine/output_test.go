@@ -16,6 +16,7 @@ import (
 // itself prints what text/template printed, whatever the value it meets
 // (the same field path names other values under another dot).
 func TestFieldPrintsAsBefore(t *testing.T) {
+	t.Parallel()
 	const src = `{{ .body }}|{{ range .items }}{{ .body }};{{ end }}|{{ with .nested }}{{ .body }}{{ end }}|{{ if true }}{{ .body }}{{ end }}`
 	var data map[string]any
 	err := json.Unmarshal([]byte(`{"body": "text <&> \u00e9", "items": [{"body": 5}, {"body": null}, {"body": true}, {"body": [1, "a"]}, {"body": {"k": "v"}}, {"body": 1.5e300}], "nested": {"body": ""}}`), &data)
@@ -105,6 +106,7 @@ func TestLargeFieldIsWrittenOnce(t *testing.T) {
 // of its own) and in a check's when: condition (which runs after the
 // output is done).
 func TestFieldWrittenWhereItIsPrinted(t *testing.T) {
+	t.Parallel()
 	lib := mustLoadNote(t, func(f fstest.MapFS) {
 		f["templates/note/styles/quoted.md.tmpl"] = &fstest.MapFile{Data: []byte("[{{ .body }}]\n")}
 		m := string(f["templates/note/prompt.yaml"].Data)

@@ -10,6 +10,7 @@ import (
 // A folder without a library is a usage error that keeps the cause: a
 // caller can tell a missing folder (errors.Is fs.ErrNotExist) from others.
 func TestLoadDirOfNoLibraryKeepsTheCause(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{t.TempDir(), filepath.Join(t.TempDir(), "absent")} {
 		_, err := LoadDir(dir)
 		if !errors.Is(err, fs.ErrNotExist) {

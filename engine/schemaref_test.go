@@ -12,6 +12,7 @@ import (
 // it when the variant's schema compiles, with its defaults and its errors;
 // a file nobody refers to is never read, so a broken one harms no variant.
 func TestSchemaRefersToAnotherFile(t *testing.T) {
+	t.Parallel()
 	withCommon := func(common string) func(fstest.MapFS) {
 		return func(f fstest.MapFS) {
 			s := string(f["schemas/note.schema.json"].Data)

@@ -18,6 +18,7 @@ import (
 // are reused; maps a template builds (dict) always iterate in the documented
 // order, sorted, and no render leaves an entry behind.
 func TestKeyOrderLivesWithItsLibrary(t *testing.T) {
+	t.Parallel()
 	for i := range 20 {
 		lib := mustLoadNote(t, func(f fstest.MapFS) {
 			f["templates/note/prompt.yaml"].Data = bytes.Replace(f["templates/note/prompt.yaml"].Data, []byte("  max_bytes: 400\n"), nil, 1)
@@ -52,6 +53,7 @@ func TestKeyOrderLivesWithItsLibrary(t *testing.T) {
 // embedded prompt come from the variant's cache, like section_refs', so a
 // parent prompt is parsed once however often it is delegated.
 func TestLoggingReadsTheOutlineCache(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	lib, err := Load(noteFS(), WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
 	if err != nil {
@@ -74,6 +76,7 @@ func TestLoggingReadsTheOutlineCache(t *testing.T) {
 // TestForeignErrorsAreInternal: an error no stage made is the program's own
 // fault, never the caller's usage.
 func TestForeignErrorsAreInternal(t *testing.T) {
+	t.Parallel()
 	e := AsError(errors.New("disk full"))
 	if e.Kind != KindInternal {
 		t.Errorf("kind %s", e.Kind)
@@ -89,6 +92,7 @@ func TestForeignErrorsAreInternal(t *testing.T) {
 // TestRenderHonoursItsContext: a render its caller gave up on stops, at the
 // next stage or at the next write of a template.
 func TestRenderHonoursItsContext(t *testing.T) {
+	t.Parallel()
 	lib, _ := loadNote(t, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -118,6 +122,7 @@ func TestRenderHonoursItsContext(t *testing.T) {
 // changing one template changes the library's hash and that variant's, and
 // no other variant's.
 func TestProvenance(t *testing.T) {
+	t.Parallel()
 	twoVariants := func(change func(fstest.MapFS)) *Library {
 		f := noteFS()
 		f["templates/other/prompt.yaml"] = &fstest.MapFile{Data: []byte("sections: [main]\nschema: note\n")}
@@ -166,6 +171,7 @@ func TestProvenance(t *testing.T) {
 // writes without end or loops without writing stops at its limit with an
 // error naming the limit, and the library goes on rendering.
 func TestRunawayTemplatesStop(t *testing.T) {
+	t.Parallel()
 	// Only the silent loop needs the deadline; the others get one that a
 	// loaded machine never reaches, so their own limit is what stops them.
 	cases := []struct {
@@ -202,6 +208,7 @@ func TestRunawayTemplatesStop(t *testing.T) {
 // TestBrokenVariantLeavesOthersWorking: a variant that does not load is
 // kept with its error; the others render, and the strict load refuses.
 func TestBrokenVariantLeavesOthersWorking(t *testing.T) {
+	t.Parallel()
 	f := noteFS()
 	f["templates/other/prompt.yaml"] = &fstest.MapFile{Data: []byte("sections: [main]\nschema: note\n")}
 	f["templates/other/main.md.tmpl"] = &fstest.MapFile{Data: []byte("{{ if .title }}unclosed\n")}
@@ -236,6 +243,7 @@ func TestBrokenVariantLeavesOthersWorking(t *testing.T) {
 // TestFallbackKeepsTheLastGoodVersion: after an edit breaks a variant, the
 // reloaded library serves its last good version and says it is stale.
 func TestFallbackKeepsTheLastGoodVersion(t *testing.T) {
+	t.Parallel()
 	good, _ := Load(noteFS())
 	f := noteFS()
 	f["templates/note/items.md.tmpl"].Data = []byte("{{ if .title }}unclosed\n")

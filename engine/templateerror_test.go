@@ -68,6 +68,7 @@ const withItems = "title: T\nitems: [{id: a}]\n"
 // require, how to guard it; inside with or range, a top-level field read
 // from the dot is read from $.
 func TestFieldMistakes(t *testing.T) {
+	t.Parallel()
 	cases := []mistake{
 		{name: "misspelt at the top", change: items("line one\n{{ .titel }}\n"), input: "title: T\n",
 			pos:    "templates/note/items.md.tmpl:2:4",
@@ -145,6 +146,7 @@ func TestFieldMistakes(t *testing.T) {
 // line and column: a misspelling with the function meant; one left out on
 // purpose with why, and what to write instead; date without a time.
 func TestFunctionMistakes(t *testing.T) {
+	t.Parallel()
 	cases := []mistake{
 		{name: "misspelt", change: items("line one\n  {{ .title | uper }}\n"),
 			pos:    "templates/note/items.md.tmpl:2:15",
@@ -193,6 +195,7 @@ func TestFunctionMistakes(t *testing.T) {
 // TestDanglingAction: an action left without its }} is reported where its
 // {{ opened, whatever text/template makes of what follows it.
 func TestDanglingAction(t *testing.T) {
+	t.Parallel()
 	cases := []mistake{
 		{name: "at the end of the file", change: items("line one\n{{ if .admin }}x\n{{ end \n"),
 			pos:    "templates/note/items.md.tmpl:3:1",
@@ -226,6 +229,7 @@ func TestDanglingAction(t *testing.T) {
 // fence an earlier section left open, with its line of the prompt and of
 // its template.
 func TestHeadingMistakes(t *testing.T) {
+	t.Parallel()
 	title := func(src string) func(fstest.MapFS) {
 		return func(f fstest.MapFS) { f["templates/note/title.md.tmpl"].Data = []byte(src) }
 	}
@@ -289,6 +293,7 @@ func replaceIn(t *testing.T, file, old, new string) func(fstest.MapFS) {
 // TestMistakesInTheShippedLibrary makes the mistakes in the library's own
 // templates and renders an example of it.
 func TestMistakesInTheShippedLibrary(t *testing.T) {
+	t.Parallel()
 	lib, err := LoadStrict(shippedFS(t))
 	if err != nil {
 		t.Fatal(err)
@@ -359,6 +364,7 @@ func TestMistakesInTheShippedLibrary(t *testing.T) {
 // what a range went over, the length of a list an index went past and how
 // to guard it; never Go's int64 or interface {}.
 func TestTypeMistakes(t *testing.T) {
+	t.Parallel()
 	cases := []mistake{
 		{name: "a comparison of a string with an integer", change: items(`{{ if eq .title 3 }}x{{ end }}`), input: "title: T\n",
 			pos:    "templates/note/items.md.tmpl:1:7",

@@ -60,6 +60,7 @@ func renderExample(t *testing.T, v *Variant) *Result {
 // TestEqualVariantsLoadOnce: two libraries that differ in one variant
 // share the other's files, and each renders with its own provenance.
 func TestEqualVariantsLoadOnce(t *testing.T) {
+	t.Parallel()
 	var s VariantShare
 	a := loadShared(t, twoVariantFS(), &s)
 	changed := twoVariantFS()
@@ -98,6 +99,7 @@ func TestEqualVariantsLoadOnce(t *testing.T) {
 // TestSharedVariantsKeepTheirLibrarysOptions: limits and the logger are
 // the serving library's, whoever loaded the files.
 func TestSharedVariantsKeepTheirLibrarysOptions(t *testing.T) {
+	t.Parallel()
 	var s VariantShare
 	var logA, logB bytes.Buffer
 	a := loadShared(t, twoVariantFS(), &s, WithLogger(slog.New(slog.NewTextHandler(&logA, nil))))
@@ -124,6 +126,7 @@ func TestSharedVariantsKeepTheirLibrarysOptions(t *testing.T) {
 // variant names, or another origin, loads the variants again; an
 // example's name is the origin's.
 func TestVariantKeyReadsEverySchemaAndTheOrigin(t *testing.T) {
+	t.Parallel()
 	var s VariantShare
 	a := loadShared(t, twoVariantFS(), &s)
 	changed := twoVariantFS()
@@ -154,6 +157,7 @@ func TestVariantKeyReadsEverySchemaAndTheOrigin(t *testing.T) {
 // TestRetainDropsWhatNoLibraryUses: the share holds the variants of the
 // libraries retained, and loads again what it dropped.
 func TestRetainDropsWhatNoLibraryUses(t *testing.T) {
+	t.Parallel()
 	var s VariantShare
 	loadShared(t, twoVariantFS(), &s)
 	changed := twoVariantFS()
@@ -176,6 +180,7 @@ func TestRetainDropsWhatNoLibraryUses(t *testing.T) {
 // TestBrokenVariantsAreNotShared: each library that asks for a variant
 // that does not load loads it, for its own error.
 func TestBrokenVariantsAreNotShared(t *testing.T) {
+	t.Parallel()
 	var s VariantShare
 	broken := twoVariantFS()
 	broken["templates/memo/body.md.tmpl"] = &fstest.MapFile{Data: []byte("To {{ .to \n")}
@@ -196,6 +201,7 @@ func TestBrokenVariantsAreNotShared(t *testing.T) {
 // TestConcurrentLoadsShare: libraries of equal files loaded at once load
 // each variant once and render alike (run with -race).
 func TestConcurrentLoadsShare(t *testing.T) {
+	t.Parallel()
 	var s VariantShare
 	const n = 8
 	libs := make([]*Library, n)

@@ -22,6 +22,7 @@ import (
 // whole and as a chain; an unknown key is 404, as is any key on a server
 // without a store.
 func TestAuditEndpoints(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	store, err := audit.Open(context.Background(), filepath.Join(t.TempDir(), "audit.db"))
 	if err != nil {
@@ -93,6 +94,7 @@ func TestAuditEndpoints(t *testing.T) {
 // saying so, even where it would match one prompt, and one of MinPrefix
 // digits answers.
 func TestAuditKeysOnEveryBackend(t *testing.T) {
+	t.Parallel()
 	targets := map[string]string{"sqlite": filepath.Join(t.TempDir(), "audit.db")}
 	if os.Getenv("PROMPTSMITH_TEST_POSTGRES") != "" {
 		targets["postgres"] = testpostgres.Schema(t, "server_keys_")

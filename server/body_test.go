@@ -87,6 +87,7 @@ func awaitGauge(t *testing.T, s *Server, name string, want float64) {
 // has seen every other client wait; then every request is answered 200:
 // waiting lost none.
 func TestBodiesReadOnlyWithinTheBudget(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	const size, clients = 256 << 10, 40
 	body := bodyOf(t, size)
@@ -148,6 +149,7 @@ func TestBodiesReadOnlyWithinTheBudget(t *testing.T) {
 // the next request is answered 503 with Retry-After at once, before its
 // body is read, and counted as rejected.
 func TestBodyBudgetQueue(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	const size = 64 << 10
 	body := bodyOf(t, size)
@@ -201,6 +203,7 @@ func TestBodyBudgetQueue(t *testing.T) {
 // handler nor net/http waits for the rest. Nothing is read into the body
 // budget.
 func TestRefusedBodiesAreNotRead(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	const maxBody = 1 << 20
 	for _, c := range []struct {

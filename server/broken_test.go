@@ -16,6 +16,7 @@ import (
 // TestBrokenVariant: a variant of a working copy that does not load is
 // listed with its error and answers 500 naming it, while the others render.
 func TestBrokenVariant(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, promptsmith.FS()); err != nil {
 		t.Fatal(err)

@@ -35,6 +35,7 @@ func errorOf(t *testing.T, body []byte) apiErr {
 // naming --allow-host; loopback names and addresses, any port, and the
 // names of AllowedHosts are served; /healthz answers any Host.
 func TestHosts(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	for _, c := range []struct {
 		host    string
@@ -80,6 +81,7 @@ func TestHosts(t *testing.T) {
 // address, not a loopback one, may name it as Host (a load balancer, a
 // client of render serve --addr 0.0.0.0:PORT).
 func TestHostOfTheAddressReachedOn(t *testing.T) {
+	t.Parallel()
 	var ip net.IP
 	addrs, _ := net.InterfaceAddrs()
 	for _, a := range addrs {
@@ -115,6 +117,7 @@ func TestHostOfTheAddressReachedOn(t *testing.T) {
 // body without one is taken only from a client that is not a browser page.
 // Nothing refused is recorded.
 func TestBrowserRequests(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
 	srv.CORSOrigins = []string{"https://app.example"}

@@ -17,6 +17,7 @@ import (
 // call nothing, answer with the render's error; the server goes on
 // answering.
 func TestServeSurvivesHostileTemplates(t *testing.T) {
+	t.Parallel()
 	bodies := map[string]string{
 		"recurse": `{{ define "a" }}{{ if lt . 90000 }}{{ template "a" (add . 1) }}{{ else }}{{ include "a" 0 }}{{ end }}{{ end }}{{ template "a" 0 }}`,
 		"ranges":  `{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}`,

@@ -16,6 +16,7 @@ import (
 // it is the one failing. ?label= picks the library of lint, the version
 // and the OpenAPI document too.
 func TestLabelFailingAtStart(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	r.CommitFiles("Break note", map[string]string{"templates/note/prompt.yaml": "sections: [head, nothing]\n"})
 	r.Git("tag", "canary")

@@ -86,6 +86,7 @@ func libraryList(t *testing.T, body []byte) []labels.Status {
 // 400. Every answer matches the OpenAPI document, which lists the label
 // endpoints, parameters and headers.
 func TestLabelsSideBySide(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	srv := labelServer(t, r.Dir)
 	ts := httptest.NewServer(srv)
@@ -172,6 +173,7 @@ func TestLabelsSideBySide(t *testing.T) {
 // TestNoLabels: without labels the label endpoints answer 404, are not
 // in the document, and answers carry no label headers.
 func TestNoLabels(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	srv := labelServer(t, r.Dir)
 	plain := server.New(srv.Library())
@@ -199,6 +201,7 @@ func TestNoLabels(t *testing.T) {
 // moves finishes on the version it started with. The reload is behind
 // the token.
 func TestPromotion(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	srv := labelServer(t, r.Dir)
 	srv.Token = "s3cret"
@@ -280,6 +283,7 @@ func TestPromotion(t *testing.T) {
 // the error, counted in promptsmith_label_failing; the other label and
 // /readyz are unaffected.
 func TestBrokenCommitServed(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	srv := labelServer(t, r.Dir)
 	ts := httptest.NewServer(srv)
@@ -338,6 +342,7 @@ func TestBrokenCommitServed(t *testing.T) {
 // labels, its label parameters, headers and endpoints included, holds
 // nothing code generators reject.
 func TestOpenAPIForGeneratorsWithLabels(t *testing.T) {
+	t.Parallel()
 	srv := labelServer(t, history(t).Dir)
 	srv.Token = "s3cret"
 	forGenerators(t, srv)

@@ -64,6 +64,7 @@ func otherClient(t *testing.T, addr string) *net.Dialer {
 // here measures a time: the context of the request and the attacker's
 // bound are only there to end a hung test.
 func TestSlowClientsDoNotStarveOthers(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	for _, c := range []struct {
 		name, token string
@@ -185,6 +186,7 @@ func slowBody(ctx context.Context, d *net.Dialer, addr string, drips int, dialle
 // is answered 429 in the server's error body and closed; a connection
 // closed gives its place back.
 func TestConnsPerClient(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	cfg := testHTTPConfig()
 	cfg.MaxConnsPerClient = 2
@@ -238,6 +240,7 @@ func TestConnsPerClient(t *testing.T) {
 // within --read-timeout, is answered 408 naming the flag, and the
 // connection closed; one sent at once is served.
 func TestSlowBody(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	for _, c := range []struct {
 		name        string

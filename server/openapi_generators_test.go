@@ -24,6 +24,7 @@ import (
 // variant with the 401, 413, 415, 422 and 503 responses; the bearer
 // scheme and servers.
 func TestOpenAPIForGenerators(t *testing.T) {
+	t.Parallel()
 	srv := server.New(fixture.Library(t))
 	srv.Token = "s3cret"
 	forGenerators(t, srv)
@@ -121,6 +122,7 @@ func asMap(v any) map[string]any {
 // them depending on map order. The document is refused instead, naming
 // the definitions.
 func TestOpenAPIComponentNamesCollide(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ defs, want string }{
 		{`{"a_b": {"type": "string"}, "aB": {"type": "integer"}}`, "$defs/a_b would be components.schemas.spaceAB, which is $defs/aB already"},
 		{`{"input": {"type": "boolean"}}`, "$defs/input would be components.schemas.spaceInput, which is the input itself already"},
@@ -161,6 +163,7 @@ func TestOpenAPIComponentNamesCollide(t *testing.T) {
 // without a last good version) made GET /v1/openapi.json panic on its
 // missing schema; the document now describes the variants that load.
 func TestOpenAPIWithABrokenVariant(t *testing.T) {
+	t.Parallel()
 	dir := workingCopy(t)
 	os.WriteFile(filepath.Join(dir, "schemas", "space.schema.json"), []byte("{ not json"), 0o644)
 	ts := httptest.NewServer(server.New(loadWorkingCopy(t, dir)))

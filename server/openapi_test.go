@@ -230,6 +230,7 @@ const failingCheck = `{"parent": {"agent_id": "a", "prompt_key": "k", "prompt": 
 // and not, and validates each response against the document the server
 // serves: its status, headers, media type and body.
 func TestOpenAPIMatchesResponses(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	const token = "s3cret-token"
 	srv := server.New(lib)
@@ -369,6 +370,7 @@ func TestOpenAPIMatchesResponses(t *testing.T) {
 // library has, with their input schemas, and every example input is valid
 // against the render request body's schema.
 func TestOpenAPIDescribesTheLibrary(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	ts := httptest.NewServer(server.New(lib))
 	defer ts.Close()
@@ -438,6 +440,7 @@ func TestOpenAPIDescribesTheLibrary(t *testing.T) {
 // TestErrorCarriesEveryEngineMember: the API's error body has every member
 // of the engine's error, so that nothing the engine says is lost on the wire.
 func TestErrorCarriesEveryEngineMember(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	ts := httptest.NewServer(server.New(lib))
 	defer ts.Close()

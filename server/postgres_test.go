@@ -28,6 +28,7 @@ import (
 //
 // The times are logged, not asserted: the waits only bound hangs.
 func TestPostgresAuditPath(t *testing.T) {
+	t.Parallel()
 	pg := newPGCluster(t)
 	store, err := audit.Open(context.Background(), pg.URL())
 	if err != nil {

@@ -66,6 +66,7 @@ func crowdedExample(dir string) []byte {
 // TestPreviewEndpoints: lint, golden files and token budgets, each answer
 // validated against the OpenAPI document.
 func TestPreviewEndpoints(t *testing.T) {
+	t.Parallel()
 	dir := workingCopy(t)
 	// A golden file that differs, one that is missing.
 	restricted := filepath.Join(dir, "testdata", "golden", "delegation", "restricted-tools.md")
@@ -204,6 +205,7 @@ func openStream(t *testing.T, base string, header ...string) (*http.Response, *b
 // server's read and write timeouts, and they end when the server stops
 // streaming, so that a graceful shutdown does not wait for them.
 func TestEvents(t *testing.T) {
+	t.Parallel()
 	dir := workingCopy(t)
 	lib := loadWorkingCopy(t, dir)
 	srv := server.New(lib)

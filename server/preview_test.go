@@ -50,6 +50,7 @@ func text(dom string) string {
 // a bad input in a real browser, on a server that does not watch its
 // library (cmd/render's TestPreviewFollowsEdits runs render serve --watch).
 func TestPreviewPage(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	dom := dumpDOM(t, ts.URL+"/")
 	if !strings.Contains(dom, `data-rendered="ok"`) || !strings.Contains(dom, "# Delegation Overview") ||
@@ -95,6 +96,7 @@ func TestPreviewPage(t *testing.T) {
 // answered and the file:line that does not load, and keeps that prompt
 // folded away, not shown as current.
 func TestPreviewPageStale(t *testing.T) {
+	t.Parallel()
 	dir := workingCopy(t)
 	good, err := engine.LoadDir(dir)
 	if err != nil {

@@ -43,6 +43,7 @@ func (d downStore) Record(ctx context.Context, v *engine.Variant, res *engine.Re
 // with it, and for good once the server drains. None needs the token, and
 // a render answers 503 with Retry-After while the store is down.
 func TestProbes(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
 	srv.Token = "s3cret"
@@ -108,6 +109,7 @@ func (s slowStore) Ping(ctx context.Context) error {
 // must not become a flood of database queries: the probes that arrive
 // while the store is asked wait for that one answer.
 func TestProbesShareOnePing(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
 	var pings atomic.Int32

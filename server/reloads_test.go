@@ -13,6 +13,7 @@ import (
 // answered together by one refresh that starts after them, not by one
 // refresh each; a request that leaves does not stop the round.
 func TestReloadsCoalesce(t *testing.T) {
+	t.Parallel()
 	var rl reloads
 	var calls atomic.Int32
 	release := make(chan struct{})

@@ -16,6 +16,7 @@ import (
 // label. A query that does not parse is refused likewise; a parameter
 // given once keeps working.
 func TestRepeatedParametersRefused(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	srv := labelServer(t, r.Dir)
 	srv.Token = "s3cret-token"

@@ -18,6 +18,7 @@ import (
 // usable one); 2xx at INFO, 4xx at WARN, 5xx at ERROR with the error's
 // cause; a successful render names its ids.
 func TestRequestLog(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
 	var out fixture.SyncBuffer

@@ -49,6 +49,7 @@ func do(t *testing.T, ts *httptest.Server, method, path, body string) (int, map[
 }
 
 func TestRender(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	code, res := do(t, ts, "POST", "/v1/render/delegation", input)
 	if code != 200 || !strings.HasPrefix(res["text"].(string), "# Delegation Overview") {
@@ -71,6 +72,7 @@ func TestRender(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	// Each error names what it concerns in a member of its own: a JSON
 	// pointer into the input (field), a variant, a level of extraction, a
@@ -106,6 +108,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestBodyLimit(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
 	srv.MaxBody = 100
@@ -118,6 +121,7 @@ func TestBodyLimit(t *testing.T) {
 }
 
 func TestVariantsSchemaCheckExtract(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	resp, err := ts.Client().Get(ts.URL + "/v1/variants")
 	if err != nil {
@@ -152,6 +156,7 @@ func TestVariantsSchemaCheckExtract(t *testing.T) {
 }
 
 func TestConcurrentRequests(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	var wg sync.WaitGroup
 	for i := 0; i < 16; i++ {
@@ -171,6 +176,7 @@ func TestConcurrentRequests(t *testing.T) {
 // TestAuditFailureIs503: a prompt that cannot be recorded is never
 // answered, nor blamed on the caller: 503 with Retry-After, logged.
 func TestAuditFailureIs503(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
 	var logged strings.Builder

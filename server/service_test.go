@@ -60,6 +60,7 @@ func auditFailsWhenSet(srv *server.Server) *atomic.Bool {
 // TestMetrics scrapes /metrics after renders of each outcome, audit writes
 // that succeed and fail, and reloads.
 func TestMetrics(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
 	fail := auditFailsWhenSet(srv)
@@ -125,6 +126,7 @@ func TestMetrics(t *testing.T) {
 // Retry-After; released, the three finish. Renders hold their slot in a
 // slot hook that waits for the test, so nothing depends on timing.
 func TestBoundedRenders(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv, release, entered := blockingServer(t, lib, 2, 1)
 	var running, most atomic.Int32
@@ -180,6 +182,7 @@ func TestBoundedRenders(t *testing.T) {
 // TestToken: with a token, every request but /healthz needs it, compared
 // whole; without one the server answers 401 and a Bearer challenge.
 func TestToken(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
 	srv.Token = "tok"
@@ -211,6 +214,7 @@ func TestToken(t *testing.T) {
 // answers; any other gets 403 and none of that. Without --cors-origin no
 // CORS header is sent at all.
 func TestCORS(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv := server.New(lib)
 	srv.Token = "tok"
@@ -260,6 +264,7 @@ func TestCORS(t *testing.T) {
 // TestProvenanceHeaders: render and check answers name the library and the
 // variant that made them, as /v1/version and the Result do.
 func TestProvenanceHeaders(t *testing.T) {
+	t.Parallel()
 	ts := newServer(t)
 	var version map[string]string
 	_, body := call(t, ts, "GET", "/v1/version", "", "")
@@ -281,6 +286,7 @@ func TestProvenanceHeaders(t *testing.T) {
 // absolute positions; a failed check on the wire names the check and the
 // section, and positions relative to the library, never the server's disk.
 func TestCheckFailureNamesChecksNotDisk(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	copyTree(t, "..", root, "templates", "schemas")
 	lib, err := engine.LoadDir(root)
@@ -340,6 +346,7 @@ func copyTree(t *testing.T, from, to string, dirs ...string) {
 // TestGracefulShutdown: a request in flight when the shutdown begins is
 // answered and recorded before Serve returns; new connections are refused.
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv, release, entered := blockingServer(t, lib, 1, 0)
 	var recorded atomic.Bool
@@ -399,6 +406,7 @@ func TestGracefulShutdown(t *testing.T) {
 // TestHTTPServerLimits: the one http.Server has every timeout and the
 // header limit, and Serve limits open connections.
 func TestHTTPServerLimits(t *testing.T) {
+	t.Parallel()
 	c := server.DefaultHTTPConfig()
 	hs := server.HTTPServer(http.NotFoundHandler(), c)
 	if hs.ReadHeaderTimeout <= 0 || hs.ReadTimeout <= 0 || hs.WriteTimeout <= 0 || hs.IdleTimeout <= 0 || hs.MaxHeaderBytes <= 0 {
@@ -467,6 +475,7 @@ func readStatus(t *testing.T, conn net.Conn) string {
 // TestClientLeaves: a render whose client goes away stops: here while it
 // waits for a slot, which it gives back at once.
 func TestClientLeaves(t *testing.T) {
+	t.Parallel()
 	lib, _ := promptsmith.Library()
 	srv, release, entered := blockingServer(t, lib, 1, 1)
 	ts := httptest.NewServer(srv)

@@ -27,6 +27,7 @@ type stale struct {
 // its body, and names the library that made it in its headers as in its
 // body's provenance; the healthy variants beside it are not marked.
 func TestStaleAnswers(t *testing.T) {
+	t.Parallel()
 	dir := workingCopy(t)
 	good := loadWorkingCopy(t, dir)
 	srv, ts := serveWorkingCopy(t, good, dir)
@@ -203,6 +204,7 @@ func TestStaleAnswers(t *testing.T) {
 // TestStaleHeaderIsOneLineOfASCII: the header says the error's position
 // and reason on one line of printable ASCII, cut short; the body has it all.
 func TestStaleHeaderIsOneLineOfASCII(t *testing.T) {
+	t.Parallel()
 	dir := workingCopy(t)
 	good := loadWorkingCopy(t, dir)
 	srv := server.New(good)

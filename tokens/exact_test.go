@@ -62,6 +62,7 @@ func texts(t testing.TB) []string {
 // TestCountsAreTiktokens: every count equals tiktoken's, for every
 // encoding, on prompts and on random text with long pieces.
 func TestCountsAreTiktokens(t *testing.T) {
+	t.Parallel()
 	corpus := texts(t)
 	for _, encoding := range Encodings() {
 		t.Run(encoding, func(t *testing.T) {
@@ -85,6 +86,7 @@ func TestCountsAreTiktokens(t *testing.T) {
 // word took over a minute); the deadline is generous for n log n and far
 // too short for that.
 func TestLongPieceIsNotQuadratic(t *testing.T) {
+	t.Parallel()
 	c, err := New("o200k_base")
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +110,7 @@ func TestLongPieceIsNotQuadratic(t *testing.T) {
 // TestMergeMatchesRescanning: the merge gives the parts the rescanning
 // merge gives, on pieces made to have many equal ranks, short and long.
 func TestMergeMatchesRescanning(t *testing.T) {
+	t.Parallel()
 	c, err := New("cl100k_base")
 	if err != nil {
 		t.Fatal(err)

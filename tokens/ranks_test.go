@@ -13,6 +13,7 @@ import (
 // ranks of its published rank file, and is the table go generate builds
 // from that file today, byte for byte.
 func TestRankTablesArePublished(t *testing.T) {
+	t.Parallel()
 	for _, enc := range Encodings() {
 		t.Run(enc, func(t *testing.T) {
 			published, err := loader.NewOfflineLoader().LoadTiktokenBpe(enc + ".tiktoken")
@@ -60,6 +61,7 @@ func TestRankTablesArePublished(t *testing.T) {
 // TestRankTableRefusesDamage: a table whose bytes do not match its header
 // is refused when opened, not read past its end.
 func TestRankTableRefusesDamage(t *testing.T) {
+	t.Parallel()
 	good := embeddedRanks("r50k_base")
 	for name, data := range map[string]string{
 		"empty":     "",

@@ -98,6 +98,7 @@ func allEncodings(t testing.TB) []encodingUnderTest {
 // TestScanMatchesPattern: the scanners cut every golden prompt and the
 // random texts of the tiktoken comparison as the patterns do.
 func TestScanMatchesPattern(t *testing.T) {
+	t.Parallel()
 	corpus := append(texts(t), scanSeeds()...)
 	for _, e := range allEncodings(t) {
 		for _, text := range corpus {

@@ -7,6 +7,7 @@ import (
 )
 
 func TestCount(t *testing.T) {
+	t.Parallel()
 	c, err := New("cl100k_base")
 	if err != nil {
 		t.Fatal(err)
@@ -30,6 +31,7 @@ func TestCount(t *testing.T) {
 // TestConcurrentCounts counts from many goroutines at once, with no lock:
 // under -race it shows the encoder is safe to share.
 func TestConcurrentCounts(t *testing.T) {
+	t.Parallel()
 	c, err := New("o200k_base")
 	if err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 // TestAuditReadsNeverCreate: audit show and audit chain on a file that does
 // not exist fail, naming it, and leave no file behind.
 func TestAuditReadsNeverCreate(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "audit.db")
 	for _, cmd := range []string{"show", "chain"} {
 		r := runCLI(t, "", "audit", cmd, "dlg-x", "--audit", db)
@@ -34,6 +35,7 @@ func TestAuditReadsNeverCreate(t *testing.T) {
 // recorded prompt, show --format json carries the provenance, and show
 // prints the prompt exactly as it was rendered.
 func TestAuditProvenance(t *testing.T) {
+	t.Parallel()
 	target := filepath.Join(t.TempDir(), "audit.db")
 	auditRoundTrip(t, target)
 	auditBudget(t, target)
@@ -42,6 +44,7 @@ func TestAuditProvenance(t *testing.T) {
 // TestAuditPostgres: the same against PostgreSQL, when the tests have one
 // (testpostgres.Env, set by .ci/run).
 func TestAuditPostgres(t *testing.T) {
+	t.Parallel()
 	target := testpostgres.Schema(t, "render_test_")
 	r := runCLI(t, "", "audit", "show", "dlg-x", "--audit", target)
 	if r.code != 2 || !strings.Contains(r.stderr, "no audit store in this database") {
@@ -170,6 +173,7 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 // TestAuditVerify: render audit verify, and show, on a SQLite store altered
 // behind its back.
 func TestAuditVerify(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	auditVerify(t, filepath.Join(dir, "audit.db"), "sqlite")
 

@@ -20,6 +20,7 @@ import (
 // TestUnreachable: a database that does not answer is waited for; a store
 // that cannot be opened for another reason is not.
 func TestUnreachable(t *testing.T) {
+	t.Parallel()
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 	for _, c := range []struct {
 		name string
@@ -41,6 +42,7 @@ func TestUnreachable(t *testing.T) {
 // is unavailable; the first call after it answers opens it, once, and the
 // calls after use it.
 func TestPendingAuditOpensOnceItAnswers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	file := filepath.Join(t.TempDir(), "audit.db")
 	down, opens, opened := true, 0, 0

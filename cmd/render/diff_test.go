@@ -16,6 +16,7 @@ import (
 // files (go test -update rewrites them). The repository's commits are
 // made at a fixed time, so their hashes are the same on every run.
 func TestDiffGolden(t *testing.T) {
+	t.Parallel()
 	r := versioned(t)
 	inputs := t.TempDir()
 	for name, text := range map[string]string{
@@ -47,6 +48,7 @@ func TestDiffGolden(t *testing.T) {
 // TestDiffNoChange: a change that alters no prompt (a README, or nothing)
 // says so in one line, in Markdown; JSON says it with no prompts.
 func TestDiffNoChange(t *testing.T) {
+	t.Parallel()
 	r := testrepo.New(t)
 	r.CommitFiles("Add the library", testrepo.NoteLibrary())
 	r.Git("tag", "v1")
@@ -74,6 +76,7 @@ func TestDiffNoChange(t *testing.T) {
 // input; inputs of a variant neither side has, --ref, and an unknown
 // encoding are refused.
 func TestDiffErrors(t *testing.T) {
+	t.Parallel()
 	r := versioned(t)
 	inputs := t.TempDir()
 	os.MkdirAll(filepath.Join(inputs, "ghost"), 0o755)

@@ -213,6 +213,7 @@ func TestGatherSwarm(t *testing.T) {
 // input is reported at the base file's line, not in the input completed in
 // memory.
 func TestGatherRenderErrorsPointAtTheBase(t *testing.T) {
+	t.Parallel()
 	base := filepath.Join(t.TempDir(), "base.yaml")
 	os.WriteFile(base, []byte("agent_name: a\nagent_names: [a]\nagent_prompt: p\nsession_id: s\nsession_seq: \"x\"\nnow: 2026-01-01T00:00:00Z\n"), 0o644)
 	r := runCLI(t, "", "gather", "swarm", "-i", base, "--dir", t.TempDir(), "--render")

@@ -25,6 +25,7 @@ import (
 // inside its range. Without nvim it is skipped, except under CI=true,
 // where .ci/run installs Debian's neovim and the test must run.
 func TestLspNeovim(t *testing.T) {
+	t.Parallel()
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
 		fixture.Missing(t, "nvim is not installed (Debian: apt-get install neovim)")

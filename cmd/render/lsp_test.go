@@ -16,6 +16,7 @@ import (
 // the protocol on stdin and stdout, nothing else on stdout, and a clean
 // exit when the client says so.
 func TestLspOverStdio(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := renderCommand(t, ctx, "lsp", "--templates", "../..")

@@ -65,6 +65,7 @@ const validInput = `{"parent": {"agent_id": "a", "prompt_key": "k", "prompt": "#
  "delegation": {"reason": "r", "expected_completion": "e", "task_summary": "t", "required_outputs": ["x"]}}`
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		stdin  string
@@ -105,6 +106,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestJSONFormat(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, validInput, "delegation", "-i", "-", "--format", "json")
 	if r.code != 0 {
 		t.Fatal(r.stderr)
@@ -147,6 +149,7 @@ func TestJSONFormat(t *testing.T) {
 // TestOutputIsAtomic: a failed render leaves an existing file alone and
 // creates none; a good one replaces it whole.
 func TestOutputIsAtomic(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "prompt.md")
 	if err := os.WriteFile(out, []byte("previous"), 0o600); err != nil {
@@ -187,6 +190,7 @@ func TestOutputIsAtomic(t *testing.T) {
 // TestCheckFailure renders from a working copy whose template breaks a
 // heading check: exit 1, the report on stderr, nothing written.
 func TestCheckFailure(t *testing.T) {
+	t.Parallel()
 	dir := copyLibrary(t)
 	replaceInFile(t, filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl"), "## Tooling Context", "## Tools")
 	out := filepath.Join(t.TempDir(), "p.md")
@@ -206,6 +210,7 @@ func TestCheckFailure(t *testing.T) {
 // TestTemplateErrorsNameTheAuthorsFile: a broken template is reported at the
 // file and line the author edits.
 func TestTemplateErrorsNameTheAuthorsFile(t *testing.T) {
+	t.Parallel()
 	dir := copyLibrary(t)
 	tmpl := filepath.Join(dir, "templates", "delegation", "details.md.tmpl")
 	replaceInFile(t, tmpl, "## Delegation Details\n", "## Delegation Details\n\n{{ .delegation.no_such_field }}\n")
@@ -232,6 +237,7 @@ func copyLibrary(t *testing.T) string {
 }
 
 func TestAuditChain(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "audit.db")
 	var res struct{ IDs map[string]string }
 	renderJSON(t, &res, "delegation", "--example", "nested-chain", "--audit", db, "--format", "json")
@@ -265,6 +271,7 @@ func TestAuditChain(t *testing.T) {
 }
 
 func TestTokenCounts(t *testing.T) {
+	t.Parallel()
 	r := runCLI(t, "", "delegation", "--example", "minimal", "--format", "json", "--tokens", "o200k_base")
 	var res struct {
 		Tokens   int

@@ -12,6 +12,7 @@ import (
 // character Windows forbids, and a name equal but for case to a variant
 // the library has are refused, saying what to do, and write nothing.
 func TestNewRefusesNamesWindowsCannotCheckOut(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "templates", "Reviewer"), 0o755)
 	os.MkdirAll(filepath.Join(dir, "schemas"), 0o755)

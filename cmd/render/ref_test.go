@@ -73,6 +73,7 @@ func TestRenderAtRef(t *testing.T) {
 // broken library at a ref, a variant the ref does not have, and --ref
 // without a working copy each fail with exit 2 and say what to do.
 func TestRenderAtRefErrors(t *testing.T) {
+	t.Parallel()
 	r := testrepo.New(t)
 	r.CommitFiles("Start", map[string]string{"README.md": "prompts soon\n"})
 	r.Git("tag", "start")
@@ -116,6 +117,7 @@ func TestRenderAtRefErrors(t *testing.T) {
 // clean and a smudge filter for every file, a textconv and an fsmonitor
 // renders at a ref without running any of them.
 func TestRenderAtRefRunsNothing(t *testing.T) {
+	t.Parallel()
 	r := testrepo.New(t)
 	files := testrepo.NoteLibrary()
 	files[".gitattributes"] = "* filter=evil diff=evil\n"
@@ -141,6 +143,7 @@ func TestRenderAtRefRunsNothing(t *testing.T) {
 // branch and a tag, or a hash prefix that a tag is named, are refused
 // with exit 2, naming both refs; the full names render.
 func TestAmbiguousRef(t *testing.T) {
+	t.Parallel()
 	r := versioned(t)
 	v1 := r.RevParse("v1")
 	r.Git("branch", "release", "v1")

@@ -19,6 +19,7 @@ import (
 // only when every check passed; a failing report goes to stdout, exit 1,
 // and the file is left as it was.
 func TestCheckFailureLeavesOutputAlone(t *testing.T) {
+	t.Parallel()
 	dir := copyLibrary(t)
 	replaceInFile(t, filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl"), "## Tooling Context", "## Tools")
 	out := filepath.Join(t.TempDir(), "report.txt")
@@ -41,6 +42,7 @@ func TestCheckFailureLeavesOutputAlone(t *testing.T) {
 // TestAuditRecordsOnlyWrittenPrompts: a prompt whose -o could not be
 // written is not in the audit store.
 func TestAuditRecordsOnlyWrittenPrompts(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "audit.db")
 	r := runCLI(t, "", "delegation", "--example", "minimal", "--format", "json")
 	var res struct{ IDs map[string]string }
@@ -69,6 +71,7 @@ func TestAuditRecordsOnlyWrittenPrompts(t *testing.T) {
 // atomically beside it, and the link stays a link; a link to a file that
 // does not exist yet creates it.
 func TestOutputThroughASymlink(t *testing.T) {
+	t.Parallel()
 	dir, elsewhere := t.TempDir(), t.TempDir()
 	target := filepath.Join(elsewhere, "prompt.md")
 	if err := os.WriteFile(target, []byte("old"), 0o600); err != nil {
@@ -159,6 +162,7 @@ func (e *endless) Read(p []byte) (int, error) {
 // TestEndlessInputStops: an input stream is read up to the size limit and
 // one byte more, then refused naming the limit.
 func TestEndlessInputStops(t *testing.T) {
+	t.Parallel()
 	stdin := &endless{}
 	var out, errb bytes.Buffer
 	code := run([]string{"delegation", "-i", "-", "--max-input", "4096"}, stdin, &out, &errb)
@@ -179,6 +183,7 @@ func TestEndlessInputStops(t *testing.T) {
 // large as a render may write (--max-output), more than an input may be,
 // and no more.
 func TestExtractReadsWhatARenderWrites(t *testing.T) {
+	t.Parallel()
 	prompt := "# Delegation Overview\n<!-- PARENT PROMPT START -->\n" + strings.Repeat("x", 6000) + "\n<!-- PARENT PROMPT END -->\n"
 	r := runCLI(t, prompt, "extract", "-i", "-", "--max-input", "4096", "--max-output", "8192")
 	if r.code != 0 || len(r.stdout) != 6000 {

@@ -151,6 +151,7 @@ func TestSignalMidWriteLeavesNothing(t *testing.T) {
 // TestOutputRefusesAFIFO: -o naming a FIFO (or a device) is refused, where
 // renaming over it replaced it with a file.
 func TestOutputRefusesAFIFO(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "pipe")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("no named pipes here:", err)
@@ -171,6 +172,7 @@ func TestOutputRefusesAFIFO(t *testing.T) {
 // of it is read, saying to pipe it to stdin instead; stdin is read up to
 // the limit, not forever.
 func TestInputFromADevice(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
 	}
@@ -189,6 +191,7 @@ func TestInputFromADevice(t *testing.T) {
 // waited for a writer forever; -i; --token-file; --audit-key; a labels
 // file), naming the file and what it is, without blocking.
 func TestInputFilesThatArePipes(t *testing.T) {
+	t.Parallel()
 	r := versioned(t)
 	inputs := t.TempDir()
 	os.MkdirAll(filepath.Join(inputs, "note"), 0o755)

@@ -13,6 +13,7 @@ import (
 // default and with --lang json, the generated types with --lang ts and
 // python, and refuses another language as a usage error that lists them.
 func TestSchemaLang(t *testing.T) {
+	t.Parallel()
 	v := fixture.Variant(t, "delegation")
 	for _, args := range [][]string{{"schema", "delegation"}, {"schema", "delegation", "--lang", "json"}} {
 		if r := runCLI(t, "", args...); r.code != 0 || r.stdout != string(v.SchemaJSON()) {

@@ -115,6 +115,7 @@ func TestServeFinishesInFlightOnSIGTERM(t *testing.T) {
 // TestReadToken: the token is the file's content without the white space
 // around it; an empty file is refused rather than letting every token in.
 func TestReadToken(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good, empty := filepath.Join(dir, "token"), filepath.Join(dir, "empty")
 	os.WriteFile(good, []byte("  s3cret\n"), 0o600)
@@ -133,6 +134,7 @@ func TestReadToken(t *testing.T) {
 // TestServeHosts: the server answers to the host of --addr, unless it is a
 // wildcard address, which names none, and to each --allow-host.
 func TestServeHosts(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		addr  string
 		allow []string

@@ -54,6 +54,7 @@ func TestServeEnv(t *testing.T) {
 // TestRevisionLine: render version names the commit the build recorded,
 // and says when the work tree had changes; nothing without one.
 func TestRevisionLine(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		b    engine.Build
 		want string

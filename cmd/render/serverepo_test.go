@@ -18,6 +18,7 @@ import (
 // TestServeRepoRefusals: --repo goes with none of --templates, --watch
 // and --ref, and the label flags need it; nothing is served.
 func TestServeRepoRefusals(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want string

@@ -12,6 +12,7 @@ import (
 // TestVersion: render version names the program's version and the hash of
 // the library it renders with, the provenance every Result carries.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	p := fixture.Library(t).Provenance()
 	r := runCLI(t, "", "version")
 	if r.code != 0 || r.stdout != "render "+engine.Version()+"\nlibrary "+p.Library+"\n" {

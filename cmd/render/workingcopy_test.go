@@ -118,6 +118,7 @@ func TestWorkingCopyByDefault(t *testing.T) {
 // TestFindWorkingCopy: a working copy is the nearest folder, from the
 // current one up, holding schemas/ and templates/ with a variant in it.
 func TestFindWorkingCopy(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mkdir := func(p string) {
 		if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {

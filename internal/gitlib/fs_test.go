@@ -8,6 +8,7 @@ import (
 // TestFS: an FS behaves as io/fs says a file system does, so that the
 // engine reads a commit's library as it reads a folder.
 func TestFS(t *testing.T) {
+	t.Parallel()
 	fsys := &FS{files: map[string][]byte{
 		"schemas/note.schema.json":           []byte("{}"),
 		"templates/note/prompt.yaml":         []byte("sections: [head]\n"),

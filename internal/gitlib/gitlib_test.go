@@ -61,6 +61,7 @@ func renderAt(t *testing.T, repo *Repo, ref, variant, example string) string {
 // TestLoadAtRefs: a tag and HEAD render what each commit holds, and what
 // the work tree holds, uncommitted, counts for neither.
 func TestLoadAtRefs(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	r.Write("templates/note/head.md.tmpl", "# Note\n\nNot committed.\n")
 	repo := open(t, r.Dir)
@@ -79,6 +80,7 @@ func TestLoadAtRefs(t *testing.T) {
 // the library from its folder of the tree, and errors name the files by
 // their paths in the tree.
 func TestLibraryInAFolder(t *testing.T) {
+	t.Parallel()
 	r := testrepo.New(t)
 	files := map[string]string{"README.md": "a project\n"}
 	for name, text := range testrepo.NoteLibrary() {
@@ -109,6 +111,7 @@ func TestLibraryInAFolder(t *testing.T) {
 // library, are refused naming the ref; a broken variant's error names the
 // ref, the commit and the file at fault.
 func TestRefErrors(t *testing.T) {
+	t.Parallel()
 	r := testrepo.New(t)
 	r.CommitFiles("Start", map[string]string{"README.md": "nothing yet\n"})
 	r.Git("tag", "empty")
@@ -151,6 +154,7 @@ func TestRefErrors(t *testing.T) {
 // a filter for every file, an fsmonitor and a hook is read without
 // running any of them; plain git runs them, so the test tests something.
 func TestRepositoryProgramsDoNotRun(t *testing.T) {
+	t.Parallel()
 	r := testrepo.New(t)
 	files := testrepo.NoteLibrary()
 	files[".gitattributes"] = "* filter=evil diff=evil\n"
@@ -170,6 +174,7 @@ func TestRepositoryProgramsDoNotRun(t *testing.T) {
 // TestKeys: a variant whose files are equal at two commits has one key
 // there, and a Cache loads a library once for two refs of equal files.
 func TestKeys(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	r.Git("tag", "v2")
 	repo := open(t, r.Dir)
@@ -212,6 +217,7 @@ func TestKeys(t *testing.T) {
 // mktree, no file written) is refused while it is listed, before a file
 // is read; the listing stops there.
 func TestTreeWithTooManyFiles(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	git := func(stdin string, args ...string) string {
 		t.Helper()
@@ -243,6 +249,7 @@ func TestTreeWithTooManyFiles(t *testing.T) {
 // (here its objects gone) is not reported as an unknown ref, which would
 // send the author looking for a typo, but as what git says.
 func TestResolveInABrokenRepository(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	repo := open(t, r.Dir)
 	if err := os.Rename(filepath.Join(r.Dir, ".git", "objects"), filepath.Join(r.Dir, ".git", "objects.gone")); err != nil {
@@ -258,6 +265,7 @@ func TestResolveInABrokenRepository(t *testing.T) {
 // or whose files pass the library limit, is refused naming the file and
 // the ref, by the sizes git lists, before any blob is read.
 func TestTreeWithALargeFile(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	r.CommitFiles("A large template", map[string]string{"templates/note/big.md.tmpl": strings.Repeat("{{ .title }}\n", 10000)})
 	tree, err := open(t, r.Dir).Tree(context.Background(), "HEAD")

@@ -11,6 +11,7 @@ import (
 // What git cat-file printed short of what was asked for is an error that
 // keeps its cause, for errors.Is, and names the file it stopped at.
 func TestReadBatchKeepsTheCause(t *testing.T) {
+	t.Parallel()
 	blobs := []blob{{path: "templates/a/prompt.yaml", id: "1111111111111111111111111111111111111111"}}
 	for name, c := range map[string]struct {
 		out   string

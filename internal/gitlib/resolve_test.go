@@ -16,6 +16,7 @@ import (
 // name meant: the short name is refused, naming both candidates and what
 // to write; the full names and the full hash resolve as written.
 func TestResolveHijack(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	main, first := r.RevParse("HEAD"), r.RevParse("v1")
 	r.Git("branch", "staging", first)
@@ -71,6 +72,7 @@ func TestResolveHijack(t *testing.T) {
 // means one thing: a branch that is only a branch, a remote's branch, a
 // tag, HEAD and its ancestors.
 func TestResolveBranchOnly(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	head := r.RevParse("HEAD")
 	r.Git("branch", "feature/x", "v1")
@@ -93,6 +95,7 @@ func TestResolveBranchOnly(t *testing.T) {
 // refused saying what is read; a name that resolves to no commit, or
 // whose ancestor is not there, is unknown.
 func TestResolveRefusesOtherSyntax(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	repo := open(t, r.Dir)
 	for _, ref := range []string{"main@{1}", "@{-1}", ":/Say", "v1^{tree}", "HEAD:templates", "v1..HEAD", "v*", "@"} {
@@ -112,6 +115,7 @@ func TestResolveRefusesOtherSyntax(t *testing.T) {
 // TestResolveAmbiguousPrefix: a hash prefix that two commits share is
 // refused, naming both.
 func TestResolveAmbiguousPrefix(t *testing.T) {
+	t.Parallel()
 	r := testrepo.New(t)
 	// 2000 commits, made at once, share a 4-digit prefix somewhere: the
 	// dates and names are fixed, so the hashes are the same each run.

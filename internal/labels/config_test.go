@@ -13,6 +13,7 @@ import (
 
 // TestParsePair: a label as --label gives it, and what is refused.
 func TestParsePair(t *testing.T) {
+	t.Parallel()
 	if l, err := labels.ParsePair(" production = refs/tags/prod "); err != nil || l != (labels.Label{Name: "production", Ref: "refs/tags/prod"}) {
 		t.Errorf("%+v, %v", l, err)
 	}
@@ -42,6 +43,7 @@ func TestParsePair(t *testing.T) {
 
 // TestParseList: PROMPTSMITH_LABELS, and its errors naming the entry.
 func TestParseList(t *testing.T) {
+	t.Parallel()
 	got, err := labels.ParseList("production=refs/tags/prod, staging=refs/heads/main,")
 	want := []labels.Label{{Name: "production", Ref: "refs/tags/prod"}, {Name: "staging", Ref: "refs/heads/main"}}
 	if err != nil || !reflect.DeepEqual(got, want) {
@@ -72,6 +74,7 @@ func writeFile(t *testing.T, text string) string {
 
 // TestReadFile: a labels file, and errors naming its file and line.
 func TestReadFile(t *testing.T) {
+	t.Parallel()
 	path := writeFile(t, "# labels of the prompt service\ndefault: production\nlabels:\n  staging: refs/heads/main\n  production: refs/tags/prod\n")
 	cfg, err := labels.ReadFile(path)
 	if err != nil || cfg.Default != "production" || !reflect.DeepEqual(cfg.Labels, []labels.Label{
@@ -102,6 +105,7 @@ func TestReadFile(t *testing.T) {
 // TestSources: a file, the environment and flags, each overriding the
 // one before by label name, and the default label's rules.
 func TestSources(t *testing.T) {
+	t.Parallel()
 	path := writeFile(t, "default: staging\nlabels:\n  production: refs/tags/prod\n  staging: refs/heads/main\n  canary: refs/heads/canary\n")
 	cfg, err := labels.Sources{File: path, Env: "staging=refs/heads/next,qa=refs/heads/qa", Flags: []string{"canary=v2"}}.Config()
 	want := labels.Config{Default: "staging", Labels: []labels.Label{{Name: "canary", Ref: "v2"}, {Name: "production", Ref: "refs/tags/prod"},

@@ -14,6 +14,7 @@ import (
 // run, two at a time, renders from snapshots never fail, and each renders
 // the text of the library its snapshot names.
 func TestRefreshUnderLoad(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	reg := open(t, r.Dir, twoLabels(), labels.Options{})
 	want := map[string]string{}
@@ -79,6 +80,7 @@ func TestRefreshUnderLoad(t *testing.T) {
 // TestRefreshWaitsForItsTurn: a refresh that cannot get its turn before
 // its context ends says so and changes nothing.
 func TestRefreshWaitsForItsTurn(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	hold := make(chan struct{})
 	entered := make(chan struct{}, 1)
@@ -113,6 +115,7 @@ func TestRefreshWaitsForItsTurn(t *testing.T) {
 // with its context. The wait is bounded only so that a broken poller
 // fails rather than hangs.
 func TestPoll(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	reg := open(t, r.Dir, twoLabels(), labels.Options{})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -20,6 +20,7 @@ import (
 // by side, a request that names no label gets the default, and the
 // listing says what each serves, in label order.
 func TestTwoLabels(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	at := time.Date(2026, 11, 26, 22, 0, 0, 0, time.UTC)
 	reg := open(t, r.Dir, twoLabels(), labels.Options{Now: (&clock{at}).now})
@@ -55,6 +56,7 @@ func TestTwoLabels(t *testing.T) {
 // TestBareRepository: a bare repository serves its library from the top
 // of its tree.
 func TestBareRepository(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	bare := filepath.Join(t.TempDir(), "lib.git")
 	if out, err := exec.Command("git", "clone", "-q", "--bare", r.Dir, bare).CombinedOutput(); err != nil {
@@ -70,6 +72,7 @@ func TestBareRepository(t *testing.T) {
 // that holds the old snapshot still renders the old text, and a request
 // pinned to the old library gets a conflict.
 func TestMoveTag(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	var outcomes []labels.Outcome
 	reg := open(t, r.Dir, twoLabels(), labels.Options{OnRefresh: func(o labels.Outcome) { outcomes = append(outcomes, o) }})
@@ -116,6 +119,7 @@ func TestMoveTag(t *testing.T) {
 // it once and share it, and a label moved onto a library another serves
 // loads nothing.
 func TestSharing(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	r.Git("tag", "-f", "prod", "main")
 	var outcomes []labels.Outcome
@@ -142,6 +146,7 @@ func TestSharing(t *testing.T) {
 // label on the last good version, says why with the file and line, is
 // not read again while the ref names it, and a fix is served.
 func TestBrokenCommit(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	reg := open(t, r.Dir, twoLabels(), labels.Options{})
 	good, _ := reg.Lookup("staging", "")
@@ -191,6 +196,7 @@ func TestBrokenCommit(t *testing.T) {
 // refuses, naming each, a commit whose library does not load included;
 // a label failing since start serves once its ref names a good commit.
 func TestMissingRef(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	cfg := twoLabels()
 	cfg.Labels[1].Ref = "refs/heads/nope"
@@ -256,6 +262,7 @@ func TestMissingRef(t *testing.T) {
 // filter for every file, an fsmonitor and hooks is served without
 // running any of them.
 func TestHostileRepository(t *testing.T) {
+	t.Parallel()
 	r := testrepo.New(t)
 	files := testrepo.NoteLibrary()
 	files[".gitattributes"] = "* filter=evil diff=evil\n"
@@ -282,6 +289,7 @@ func TestHostileRepository(t *testing.T) {
 // the label keeps serving the branch's last commit. The same label given
 // as refs/heads/staging serves the branch.
 func TestTagCannotTakeABranchsLabel(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	r.Git("branch", "staging", "prod")
 	cfg := labels.Config{Default: "production", Labels: []labels.Label{{Name: "production", Ref: "staging"}}}

@@ -12,6 +12,7 @@ import (
 // library no label serves any more leaves the share with its variants,
 // and the one moved back to parses its own variant again, not memo.
 func TestEqualVariantsParseOnce(t *testing.T) {
+	t.Parallel()
 	r := history(t)
 	var parsed []int64
 	reg := open(t, r.Dir, twoLabels(), labels.Options{OnRefresh: func(o labels.Outcome) { parsed = append(parsed, o.Parsed) }})

@@ -37,6 +37,7 @@ func hostileLibrary(t *testing.T) string {
 // itself through template and include in turn answers with the render's
 // error, and the server goes on.
 func TestLspSurvivesRecursion(t *testing.T) {
+	t.Parallel()
 	c := start(t, hostileLibrary(t))
 	body := "templates/hostile/body.md.tmpl"
 	c.open(body)
@@ -65,6 +66,7 @@ func TestLspSurvivesRecursion(t *testing.T) {
 // naming it, before it is parsed, when the library loads, and a render
 // asked of it answers with that error.
 func TestLspRefusesALargeTemplate(t *testing.T) {
+	t.Parallel()
 	dir := hostileLibrary(t)
 	body := "templates/hostile/body.md.tmpl"
 	big := strings.Repeat("{{ if . }}x{{ end }}\n", 60000) // 1.2 MB, over the default 1 MiB

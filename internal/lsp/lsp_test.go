@@ -21,6 +21,7 @@ const (
 )
 
 func TestLspDiagnosticsFollowTheBuffer(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 	c.diagnostics(shopMain, none)
@@ -57,6 +58,7 @@ func TestLspDiagnosticsFollowTheBuffer(t *testing.T) {
 }
 
 func TestLspSchemaEditRechecksTemplatesAndExamples(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 	c.open(shopExample)
@@ -72,6 +74,7 @@ func TestLspSchemaEditRechecksTemplatesAndExamples(t *testing.T) {
 }
 
 func TestLspExampleValidatedAtItsKey(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopExample)
 	c.replace(shopExample, "  email: ada@", "  emial: ada@")
@@ -86,6 +89,7 @@ func TestLspExampleValidatedAtItsKey(t *testing.T) {
 }
 
 func TestLspManifestErrorAtItsLine(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopManifest)
 	c.replace(shopManifest, "join: ", "jion: ")
@@ -98,6 +102,7 @@ func TestLspManifestErrorAtItsLine(t *testing.T) {
 }
 
 func TestLspFailedCheckOnTheSectionTemplate(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 	c.replace(shopMain, "## Stock", "## Stok")
@@ -110,6 +115,7 @@ func TestLspFailedCheckOnTheSectionTemplate(t *testing.T) {
 }
 
 func TestLspCompletion(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 
@@ -151,6 +157,7 @@ func TestLspCompletion(t *testing.T) {
 }
 
 func TestLspCompletionInExamplesAndManifests(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopExample)
 	c.replace(shopExample, "  email: ada@example.com\n", "  email: ada@example.com\n  na\n")
@@ -175,6 +182,7 @@ func TestLspCompletionInExamplesAndManifests(t *testing.T) {
 }
 
 func TestLspHover(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 	h := c.hover(shopMain, c.at(shopMain, "{{ .owner.na"))
@@ -192,6 +200,7 @@ func TestLspHover(t *testing.T) {
 }
 
 func TestLspDefinition(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 	locs := c.definition(shopMain, c.at(shopMain, "{{ .owner.na"))
@@ -218,6 +227,7 @@ func TestLspDefinition(t *testing.T) {
 }
 
 func TestLspSymbols(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 	var syms []protocol.DocumentSymbol
@@ -240,6 +250,7 @@ func TestLspSymbols(t *testing.T) {
 }
 
 func TestLspExampleKeys(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopExample)
 	h := c.hover(shopExample, c.at(shopExample, "  emai"))
@@ -256,6 +267,7 @@ func TestLspExampleKeys(t *testing.T) {
 }
 
 func TestLspUnknownFunction(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 	c.replace(shopMain, "{{ range take 5 .items }}", "{{ range takee 5 .items }}")
@@ -266,6 +278,7 @@ func TestLspUnknownFunction(t *testing.T) {
 }
 
 func TestLspNoLibrary(t *testing.T) {
+	t.Parallel()
 	c := start(t, t.TempDir())
 	c.notify(protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
 		URI: c.uri("templates/x/a.md.tmpl"), Version: 1, Text: "{{ . }}"}})
@@ -281,6 +294,7 @@ func TestLspNoLibrary(t *testing.T) {
 // an item misspelt inside a range, underlined with the name it should be,
 // as they type.
 func TestLspMisspeltFieldInRange(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 	c.diagnostics(shopMain, none)
@@ -293,6 +307,7 @@ func TestLspMisspeltFieldInRange(t *testing.T) {
 }
 
 func TestLspOneDiagnosticPerMistake(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 	c.replace(shopMain, "{{ .price }}", "{{ .priec }}")
@@ -306,6 +321,7 @@ func TestLspOneDiagnosticPerMistake(t *testing.T) {
 }
 
 func TestLspManifestHover(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopManifest)
 	if h := c.hover(shopManifest, c.at(shopManifest, "\nsecti")); !strings.HasPrefix(h, "**sections**\n\n") || len(h) < len("**sections**\n\n")+10 {

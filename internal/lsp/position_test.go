@@ -7,6 +7,7 @@ import (
 )
 
 func TestPositionsCountUTF16(t *testing.T) {
+	t.Parallel()
 	text := "a😀b\nçd\n"
 	for _, tc := range []struct {
 		pos protocol.Position
@@ -32,6 +33,7 @@ func TestPositionsCountUTF16(t *testing.T) {
 }
 
 func TestIncrementalChanges(t *testing.T) {
+	t.Parallel()
 	text := "{{ .agent.name }}\nx😀y\n"
 	r := func(l1, c1, l2, c2 uint32) *protocol.Range {
 		return &protocol.Range{Start: protocol.Position{Line: l1, Character: c1}, End: protocol.Position{Line: l2, Character: c2}}
@@ -50,6 +52,7 @@ func TestIncrementalChanges(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	for p, want := range map[string]fileKind{
 		"templates/space/goals.md.tmpl":         kindTemplate,
 		"templates/space/_admin.tmpl":           kindTemplate,
@@ -69,6 +72,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestLineIndexAgreesWithPositionOf(t *testing.T) {
+	t.Parallel()
 	text := "a😀b\nçd\n\nlast"
 	x := newLineIndex(text)
 	for off := 0; off <= len(text); off++ {

@@ -96,6 +96,7 @@ func errorCode(msg map[string]any) float64 {
 }
 
 func TestLspSurvivesMalformedMessages(t *testing.T) {
+	t.Parallel()
 	s := startBytes(t, fixture.Shop(t))
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
 	if msg := s.response(1); msg["result"] == nil {
@@ -135,6 +136,7 @@ func TestLspSurvivesMalformedMessages(t *testing.T) {
 }
 
 func TestLspDocumentsOutsideTheWorkspace(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	outside := filepath.Join(t.TempDir(), "notes.md.tmpl")
 	uri := fileURI(outside)
@@ -157,6 +159,7 @@ func TestLspDocumentsOutsideTheWorkspace(t *testing.T) {
 }
 
 func TestLspBrokenLibrary(t *testing.T) {
+	t.Parallel()
 	root := fixture.Shop(t)
 	// a schema that is not JSON, a manifest that does not parse
 	os.WriteFile(filepath.Join(root, "schemas", "shop.schema.json"), []byte("{ nope"), 0o644)
@@ -175,6 +178,7 @@ func TestLspBrokenLibrary(t *testing.T) {
 }
 
 func TestLspLargeDocument(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	big := strings.Repeat("Some words of a long template, {{ .owner.name }} and more.\n", 10<<20/60)
 	c.open(shopMain, big+"{{ if }}\n")
@@ -191,6 +195,7 @@ func TestLspLargeDocument(t *testing.T) {
 }
 
 func TestLspCancelledRequest(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain, strings.Repeat("{{ .owner.name }}\n", 200000))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -223,6 +228,7 @@ func TestLspCancelledRequest(t *testing.T) {
 // TestLspCancelRequest cancels a request the way the protocol does, with
 // $/cancelRequest: the server answers it with RequestCancelled.
 func TestLspCancelRequest(t *testing.T) {
+	t.Parallel()
 	s := startBytes(t, fixture.Shop(t))
 	root := s.root
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`)
@@ -242,6 +248,7 @@ func TestLspCancelRequest(t *testing.T) {
 }
 
 func TestLspRenderCommandAndCodeLens(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 	var lenses []protocol.CodeLens
@@ -270,6 +277,7 @@ func TestLspRenderCommandAndCodeLens(t *testing.T) {
 // which would swap the library under the open documents, is refused, and
 // the server goes on serving the first.
 func TestLspSecondInitialize(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	err := c.call(protocol.MethodInitialize, protocol.InitializeParams{RootURI: protocol.DocumentURI(fileURI(t.TempDir()))}, nil)
 	var rpc *jsonrpc2.Error

@@ -100,6 +100,7 @@ func (c *client) cursorIn(p, text string, opened map[string]bool) protocol.Posit
 }
 
 func TestLspCompletionFollowsTheDot(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	opened := map[string]bool{}
 	for _, tc := range scopeCases {
@@ -122,6 +123,7 @@ func TestLspCompletionFollowsTheDot(t *testing.T) {
 }
 
 func TestLspHoverAndDefinitionFollowTheDot(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	schema := strings.Split(fixture.ShopFiles()["schemas/shop.schema.json"], "\n")
 	opened := map[string]bool{}
@@ -158,6 +160,7 @@ func TestLspHoverAndDefinitionFollowTheDot(t *testing.T) {
 }
 
 func TestLspCompletionInJSONExamples(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	ex := "templates/shop/examples/empty.json"
 	opened := map[string]bool{}
@@ -202,6 +205,7 @@ func TestLspCompletionInJSONExamples(t *testing.T) {
 // places is followed through a bounded number of its callers, so that
 // completion inside it still answers.
 func TestLspDefineCalledFromEverywhere(t *testing.T) {
+	t.Parallel()
 	c := start(t, fixture.Shop(t))
 	calls := strings.Repeat("{{ template \"r\" . }}{{ include \"r\" .items }}\n", 300)
 	text := "{{ define \"r\" }}" + calls + "{{ .‸ }}{{ end }}\n{{ template \"r\" .owner }}\n"

@@ -29,6 +29,7 @@ func minimalDelegation(t *testing.T) string {
 // 1. A 1.08 MB YAML file whose one 1 MiB string is aliased 9,900 times, within
 // the count of aliases allowed, took 24 GB and was killed.
 func TestReliabilityAliasesAreBoundedInBytes(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	doc := minimalDelegation(t) + "padding: &p " + strings.Repeat("x", 1<<20) + "\nextra:\n" + strings.Repeat("  - *p\n", 9900)
 	var err error
@@ -50,6 +51,7 @@ func TestReliabilityAliasesAreBoundedInBytes(t *testing.T) {
 // 2. A valid input with one extra key of 5,000,000 characters got a 10 MB
 // error; a number of 100,000 digits came back in full.
 func TestReliabilityErrorsQuoteLittleOfTheInput(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	good := minimalDelegation(t)
 	var asJSON map[string]any
@@ -91,6 +93,7 @@ func TestReliabilityErrorsQuoteLittleOfTheInput(t *testing.T) {
 // 4. A 256 KB input of aliases took 3.1 s and 1.39 GB under a 500 ms
 // deadline: the deadline now covers decoding and validating the input.
 func TestReliabilityDeadlineCoversReadingTheInput(t *testing.T) {
+	t.Parallel()
 	fsys := promptsmith.FS()
 	lib, err := engine.Load(fsys, engine.WithLimits(engine.Limits{Timeout: time.Millisecond}))
 	if err != nil {

@@ -56,6 +56,7 @@ func inputError(t *testing.T, err error, field, reason string) {
 // 1. A 20 KB input nested 9,990 levels took 203 MB in one render, for the
 // position of its error.
 func TestReliabilityDeepInputCostsItsSize(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	deep := []byte(`{"x": ` + strings.Repeat("[", 9990) + strings.Repeat("]", 9990) + "}")
 	for _, variant := range lib.Names() {
@@ -72,6 +73,7 @@ func TestReliabilityDeepInputCostsItsSize(t *testing.T) {
 
 // 2a. --tokens on one 200,000-character word took over a minute.
 func TestReliabilityLongWordCountsQuickly(t *testing.T) {
+	t.Parallel()
 	tc, err := tokens.New("o200k_base")
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +99,7 @@ func TestReliabilityLongWordCountsQuickly(t *testing.T) {
 // 2b. /v1/extract?depth=16000 on 0.9 MB took 5 s: each level read the
 // rest of the text again.
 func TestReliabilityDeepExtractIsLinear(t *testing.T) {
+	t.Parallel()
 	vb, err := fixture.Library(t).VerbatimRegion("delegation", "")
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +122,7 @@ func TestReliabilityDeepExtractIsLinear(t *testing.T) {
 // 3. render gather hung forever on an AGENTS.md that was a FIFO, and a
 // .git/config in --dir made git status run any program.
 func TestReliabilityGatherRunsNothingOfTheProject(t *testing.T) {
+	t.Parallel()
 	repo := testrepo.New(t)
 	marker := filepath.Join(t.TempDir(), "ran")
 	script := filepath.Join(t.TempDir(), "fsmonitor")
@@ -161,6 +165,7 @@ func TestReliabilityGatherRunsNothingOfTheProject(t *testing.T) {
 // 4. A session_seq beyond int64 failed inside a template ("incompatible
 // types for comparison"), and was a 500 over HTTP.
 func TestReliabilityNumbersBeyondInt64AreInputErrors(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	yaml := string(fixture.Example(t, "swarm", "minimal").Data)
 	if !strings.Contains(yaml, "session_seq: 1\n") {
@@ -191,6 +196,7 @@ func TestReliabilityNumbersBeyondInt64AreInputErrors(t *testing.T) {
 // 6. A second YAML document was dropped silently; NUL and bytes that are
 // not UTF-8 were refused in one format and passed in the other.
 func TestReliabilityInputsAreOneDocumentOfText(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	ex := fixture.Example(t, "swarm", "minimal")
 	_, err := lib.Render(context.Background(), "swarm", engine.Input{Name: "in.yaml", Data: append(append([]byte{}, ex.Data...), "---\nagent_name: other\n"...)})
@@ -233,6 +239,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // 7. --templates served a file from outside the library folder through a
 // symbolic link.
 func TestReliabilityLibraryFolderIsAllThatIsRead(t *testing.T) {
+	t.Parallel()
 	secret := filepath.Join(t.TempDir(), "secret")
 	if err := os.WriteFile(secret, []byte("TOPSECRET: 1\n"), 0o644); err != nil {
 		t.Fatal(err)

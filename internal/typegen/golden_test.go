@@ -26,6 +26,7 @@ import (
 // variant is an error. render test --update (or go test ./... -update)
 // rewrites them, and render new writes a new variant's.
 func TestGoldenTypes(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	outcomes := golden.Types(lib, filepath.Join("..", "..", "testdata", "golden", golden.TypesDir), nil, goldentest.Updating())
 	for _, o := range outcomes {
@@ -40,6 +41,7 @@ func TestGoldenTypes(t *testing.T) {
 
 // TestDeterministic: generating twice gives the same bytes.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	for _, name := range lib.Names() {
 		v, _ := lib.Variant(name)
@@ -58,6 +60,7 @@ func TestDeterministic(t *testing.T) {
 // accept it (TestTypeScriptTypes, TestPythonTypes); its types are golden
 // files beside it (go test ./typegen -update rewrites them).
 func TestEdgeSchema(t *testing.T) {
+	t.Parallel()
 	schema, err := os.ReadFile(filepath.Join("testdata", "edge.schema.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 )
 
 func TestTypeName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"delegation":     "Delegation",
 		"rate_limits":    "RateLimits",
@@ -29,6 +30,7 @@ func TestTypeName(t *testing.T) {
 }
 
 func TestPyString(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		`plain`:       `"plain"`,
 		`say "hi"`:    `"say \"hi\""`,
@@ -43,6 +45,7 @@ func TestPyString(t *testing.T) {
 }
 
 func TestWrap(t *testing.T) {
+	t.Parallel()
 	got := docLines([]string{"one two three four five six seven eight nine ten eleven twelve", "- a list item that is long enough to wrap onto a second line here"}, 30)
 	want := []string{
 		"one two three four five six",
@@ -61,6 +64,7 @@ func TestWrap(t *testing.T) {
 // TestConditions: if/then/else is stated in the doc of the object it
 // constrains, since neither language can say it.
 func TestConditions(t *testing.T) {
+	t.Parallel()
 	schema := `{"type": "object", "properties": {"access": {"enum": ["inherited", "revoked"]}, "reason": {"type": "string"}},
 	  "if": {"properties": {"access": {"const": "revoked"}}, "required": ["access"]},
 	  "then": {"required": ["reason"]}, "else": {"properties": {"reason": false}}}`
@@ -86,6 +90,7 @@ func TestConditions(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		lang   Lang
 		schema string

@@ -89,6 +89,7 @@ var textFields = map[string]bool{"id": true, "name": true, "title": true, "text"
 // verbatim regions are byte for byte those of the whole prompt; the
 // omitted counts are what the report says; the output is deterministic.
 func TestBudgetsFit(t *testing.T) {
+	t.Parallel()
 	if raceDetector {
 		t.Skip("go test without -race runs this: it shares nothing between goroutines, and token counts under the race detector take minutes")
 	}
@@ -169,6 +170,7 @@ func fitsAtEveryLimit(t *testing.T, lib *engine.Library, tc *tokens.Counter, v *
 // which a provider's prompt cache can reuse; the report says how much of
 // each prompt the uncut one shares.
 func TestBudgetPrefixIsStable(t *testing.T) {
+	t.Parallel()
 	lib := fittingLibrary(t)
 	tc, err := tokens.New("o200k_base")
 	if err != nil {

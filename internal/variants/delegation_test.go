@@ -29,6 +29,7 @@ func renderDelegation(t *testing.T, in map[string]any) (*engine.Result, error) {
 }
 
 func TestDelegationRefusals(t *testing.T) {
+	t.Parallel()
 	tools := func(overrides ...any) map[string]any { return map[string]any{"overrides": overrides} }
 	testRefusals(t, "delegation", fixture.Delegation, []refusal{
 		{"missing parent prompt", func(m map[string]any) { fixture.Set(m, "parent/prompt", nil) }, "/parent/prompt", "required"},
@@ -90,6 +91,7 @@ func TestDelegationRefusals(t *testing.T) {
 }
 
 func TestDelegationHints(t *testing.T) {
+	t.Parallel()
 	in := fixture.Delegation()
 	in["tools"] = map[string]any{"overrides": []any{map[string]any{"id": "tool.deplyo", "access": "revoked", "reason": "r", "alternative": "a"}}}
 	_, err := renderDelegation(t, in)
@@ -105,6 +107,7 @@ func TestDelegationHints(t *testing.T) {
 }
 
 func TestDelegationLimitIsInclusive(t *testing.T) {
+	t.Parallel()
 	in := fixture.Delegation()
 	fixture.Set(in, "delegation/parent_max_bytes", 16)
 	fixture.Set(in, "parent/prompt", strings.Repeat("é", 8)) // 16 bytes, 8 characters
@@ -128,6 +131,7 @@ func topHeadings(res *engine.Result) string {
 // changes the document's own outline, not even one made of the headings
 // the manifest requires.
 func TestParentRoundTrip(t *testing.T) {
+	t.Parallel()
 	base, err := renderDelegation(t, fixture.Delegation())
 	if err != nil {
 		t.Fatal(err)
@@ -177,6 +181,7 @@ func TestParentRoundTrip(t *testing.T) {
 // TestNestedDelegation builds a chain of delegations, each parent the previous
 // subagent prompt, and extracts every level back.
 func TestNestedDelegation(t *testing.T) {
+	t.Parallel()
 	const depth = 6
 	prompts := []string{"# Root agent\n\nYou own the repository.\n```\nunclosed"}
 	for level := 1; level <= depth; level++ {
@@ -208,6 +213,7 @@ func TestNestedDelegation(t *testing.T) {
 }
 
 func TestExtractRefusesTamperedPrompts(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"no markers":          "# Just a prompt\n",
 		"start only":          startMarker + "\nparent\n",
@@ -227,6 +233,7 @@ func TestExtractRefusesTamperedPrompts(t *testing.T) {
 }
 
 func TestDelegationID(t *testing.T) {
+	t.Parallel()
 	base, err := renderDelegation(t, fixture.Delegation())
 	if err != nil {
 		t.Fatal(err)
@@ -275,6 +282,7 @@ func TestDelegationID(t *testing.T) {
 }
 
 func TestDelegationLogs(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	lib, err := engine.Load(promptsmith.FS(), engine.WithLogger(slog.New(slog.NewJSONHandler(&buf, nil))))
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // variant's input schema (the manifest's schema:), by a path relative to
 // the example. A JSON example cannot hold a comment and is left as it is.
 func TestExamplesNameTheirSchema(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	checked := 0
 	for _, name := range lib.Names() {

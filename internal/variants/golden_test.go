@@ -21,6 +21,7 @@ func libraryOnce() (*engine.Library, error) { return promptsmith.Library() }
 // what render test does (render test --update, or go test ./... -update,
 // rewrites them).
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	for _, name := range lib.Names() {
 		v, _ := lib.Variant(name)
@@ -45,6 +46,7 @@ func TestGolden(t *testing.T) {
 // TestDeterministic renders every example twice, from two loads of the
 // library, and wants the same bytes and ids.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	other, err := engine.Load(promptsmith.FS())
 	if err != nil {
@@ -73,6 +75,7 @@ func TestDeterministic(t *testing.T) {
 
 // TestConcurrentRenders shares one library between goroutines; run with -race.
 func TestConcurrentRenders(t *testing.T) {
+	t.Parallel()
 	lib := fixture.Library(t)
 	type job struct{ variant, example, want string }
 	var jobs []job

@@ -144,6 +144,7 @@ func lineWith(t *testing.T, text, s string) string {
 // trigger's context and before the closing line, and every prompt passes
 // the manifest's checks (which require the closing sendSpaceMessage line).
 func TestSpaceTriggerBlocks(t *testing.T) {
+	t.Parallel()
 	admin := spaceAdminInstruction(t)
 	payloadLine := "\n" + `{"event":"ticket_created","ticketId":"PROJ-123","priority":"critical"}` + "\n"
 	message := []string{"Husam", `Engineering Ops`, "What's our Q4 budget status?"}
@@ -203,6 +204,7 @@ func TestSpaceTriggerBlocks(t *testing.T) {
 // agents with their entity id and what they handle, humans without an
 // entity id, and the agent itself last, not by its name.
 func TestSpaceIdentityAndMembers(t *testing.T) {
+	t.Parallel()
 	in := strings.Replace(spaceYAML(false, true, humanMessage), "    - {name: Husam, kind: human}\n",
 		"    - {name: Husam, kind: human}\n    - {name: Lina, kind: human, entityId: ent-lina}\n", 1)
 	res := mustRenderSpace(t, in)
@@ -236,6 +238,7 @@ func TestSpaceIdentityAndMembers(t *testing.T) {
 }
 
 func TestSpaceAdminInstructionOnlyForTheAdminOfAMultiAgentSpace(t *testing.T) {
+	t.Parallel()
 	adminInstruction, tool := spaceAdminInstruction(t), spaceConditionalRule(t, "forbid")
 	for _, trigger := range []string{humanMessage, agentMention, planTrigger, jiraTrigger} {
 		for _, admin := range []bool{false, true} {
@@ -275,6 +278,7 @@ func TestSpaceAdminInstructionOnlyForTheAdminOfAMultiAgentSpace(t *testing.T) {
 }
 
 func TestSpaceMemoriesFiftyNewestFirst(t *testing.T) {
+	t.Parallel()
 	// memoriesYAML lists n memories, day 1 to day n, in a scrambled order and
 	// with their times written three ways; the third way (20:00Z written at
 	// +14:00) reads as the next day's 10:00 when compared as text.
@@ -339,6 +343,7 @@ func TestSpaceMemoriesFiftyNewestFirst(t *testing.T) {
 }
 
 func TestSpacePayloadKeepsKeyOrder(t *testing.T) {
+	t.Parallel()
 	// Keys in no sorted order, nested, with text that JSON must escape.
 	const want = `{"zeta":1,"alpha":{"y":true,"b":null,"a":[3,"<x>",{"k2":"v","k1":1.5}]},"msg":"line 1\nsaid \"hi\""}`
 	jsonIn := `{"now": "2026-03-02T09:00:00Z",
@@ -365,6 +370,7 @@ func TestSpacePayloadKeepsKeyOrder(t *testing.T) {
 // runs is the last block, only when there are some, each run in the order
 // given with its trigger, status and how long ago it started or was queued.
 func TestSpaceConcurrentRunNotice(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		runs string
@@ -412,6 +418,7 @@ func TestSpaceConcurrentRunNotice(t *testing.T) {
 // their item. With nothing to show, the goals, memories and plans blocks
 // stay, and the notice goes.
 func TestSpaceSharedContext(t *testing.T) {
+	t.Parallel()
 	context := `goals:
   - {title: Archive invoices, priority: low}
   - {title: Close Q3, priority: high, status: completed}
@@ -488,6 +495,7 @@ otherActiveRuns: [{id: run-xyz, status: running, startedAt: "2026-03-02T08:59:30
 }
 
 func TestSpaceRefusals(t *testing.T) {
+	t.Parallel()
 	valid := func(trigger string) string { return spaceYAML(false, true, trigger) }
 	cases := []struct {
 		name   string
@@ -544,6 +552,7 @@ func TestSpaceRefusals(t *testing.T) {
 // and one whose admin instruction is empty none for the admin of a
 // multi-agent space.
 func TestSpaceCheckKeepsDelegateToAgentFromNonAdmins(t *testing.T) {
+	t.Parallel()
 	tool, adminWords := spaceConditionalRule(t, "forbid"), spaceConditionalRule(t, "require")
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, promptsmith.FS()); err != nil {
@@ -607,6 +616,7 @@ func TestSpaceCheckKeepsDelegateToAgentFromNonAdmins(t *testing.T) {
 // each trigger for the admin and a non-admin of multi- and single-agent
 // spaces (an agent's mention needs another agent: multi-agent only).
 func TestSpaceExamplesCoverTheSeed(t *testing.T) {
+	t.Parallel()
 	lib, v := fixture.Library(t), fixture.Variant(t, "space")
 	have := map[string]bool{}
 	for _, ex := range v.Examples() {

@@ -444,6 +444,7 @@ func squadAssertMatchesSeed(t *testing.T, in engine.Input) {
 // its corners) with the reference builder. An example not pinned (one
 // using a field protocol.ts does not know) is left to the golden files.
 func TestSquadMatchesSeed(t *testing.T) {
+	t.Parallel()
 	v := fixture.Variant(t, "squad")
 	seed := v.Manifest().Seed
 	if seed == nil || seed.Document != "002_a6e0a108699b94e3.txt" {
@@ -468,6 +469,7 @@ func TestSquadMatchesSeed(t *testing.T) {
 // characters: whatever characters stand around the cut, the shown text is
 // valid UTF-8, a prefix of the output, and exactly 2000 characters long.
 func TestSquadReworkTruncation(t *testing.T) {
+	t.Parallel()
 	a := strings.Repeat
 	cases := []struct {
 		name, output string
@@ -546,12 +548,14 @@ func squadRender(t *testing.T, in map[string]any) (*engine.Result, error) {
 // does not read, so that a TypeScript caller passes them as they are, and may
 // leave out those it does not read (a stored message's ts, a queued one's type).
 func TestSquadAcceptsStoreFields(t *testing.T) {
+	t.Parallel()
 	if _, err := squadRender(t, squadValidInput()); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestSquadRefusals(t *testing.T) {
+	t.Parallel()
 	obj := func(m map[string]any, key string) map[string]any { return m[key].(map[string]any) }
 	elem := func(m map[string]any, key string, i int) map[string]any { return m[key].([]any)[i].(map[string]any) }
 	testRefusals(t, "squad", squadValidInput, []refusal{
@@ -603,6 +607,7 @@ func TestSquadRefusals(t *testing.T) {
 // TestSquadRefusalPosition: an error in a YAML file names the line and
 // column of the field next to its JSON pointer.
 func TestSquadRefusalPosition(t *testing.T) {
+	t.Parallel()
 	doc := `squadId: sq-1
 squad: {goal: g, agents: {backend: {}}}
 agentDef: {name: backend, role: r, description: d}

@@ -78,6 +78,7 @@ func card(name, description string, skills ...[2]string) map[string]any {
 // Delegation Failure Handling. Nothing of the variant may come between the
 // prompt file, the skills and the peer cards.
 func TestWorkspaceMatchesSeed(t *testing.T) {
+	t.Parallel()
 	const pm = "You are a Developer PM. You coordinate a development team to build features.\n" +
 		"When you receive a task, break it into sub-tasks and delegate to your team.\n" +
 		"Always review work before reporting completion to the caller.\n"

@@ -72,6 +72,7 @@ func sectionText(res *engine.Result, name string) string {
 // parent was online and shared a file with content; otherwise the prompt is
 // the one a workspace without parent context gets.
 func TestWorkspaceParentContext(t *testing.T) {
+	t.Parallel()
 	files := func(fs ...string) []any {
 		var out []any
 		for i := 0; i < len(fs); i += 2 {
@@ -128,6 +129,7 @@ func TestWorkspaceParentContext(t *testing.T) {
 // white space at its end; a blank one is left out. The section names the
 // parent.
 func TestWorkspaceSharedFilesOrder(t *testing.T) {
+	t.Parallel()
 	files := [][2]string{
 		{"zz-conventions.md", "Conventions body.\n\n\n"},
 		{"empty.md", "\n"},
@@ -198,6 +200,7 @@ func TestWorkspaceSharedFilesOrder(t *testing.T) {
 // frontmatter, in config order: a skill given with a frontmatter gives the
 // prompt its body alone gives.
 func TestWorkspaceSkillFrontmatter(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, skillMD, body string }{
 		{"frontmatter", "---\nname: lint\ndescription: Lints the code\ntags: [go]\n---\nRun the linter.\n", "Run the linter.\n"},
 		{"blank line after the frontmatter", "---\nname: lint\n---\n\n# Lint\n\nRun it.\n", "# Lint\n\nRun it.\n"},
@@ -241,6 +244,7 @@ func TestWorkspaceSkillFrontmatter(t *testing.T) {
 // further triggers, and the schema's default destructive examples unless
 // the input gives others (none: no examples).
 func TestWorkspaceApproval(t *testing.T) {
+	t.Parallel()
 	approval := func(change func(map[string]any)) (string, *engine.Result) {
 		t.Helper()
 		in := workspaceInput()
@@ -346,6 +350,7 @@ func TestWorkspaceApproval(t *testing.T) {
 // as the last section, unchanged by the input; it holds the prompt's last
 // top-level heading.
 func TestWorkspaceDelegationFailureLast(t *testing.T) {
+	t.Parallel()
 	lib, v := fixture.Library(t), fixture.Variant(t, "workspace")
 	var fixed string
 	for _, ex := range v.Examples() {
@@ -377,6 +382,7 @@ func TestWorkspaceDelegationFailureLast(t *testing.T) {
 }
 
 func TestWorkspaceRefusals(t *testing.T) {
+	t.Parallel()
 	peer := func(m map[string]any, i int) map[string]any { return m["peers"].([]any)[i].(map[string]any) }
 	testRefusals(t, "workspace", workspaceInput, []refusal{
 		{"peer card without a name", func(m map[string]any) { delete(peer(m, 0), "name") }, "/peers/0/name", "required field is missing"},
@@ -433,6 +439,7 @@ func TestWorkspaceRefusals(t *testing.T) {
 // TestWorkspaceErrorPosition: a refusal of a YAML file names the pointer, the
 // line, and what the field is for.
 func TestWorkspaceErrorPosition(t *testing.T) {
+	t.Parallel()
 	in := "workspace: {id: pm, name: PM}\n" +
 		"prompt_files:\n" +
 		"  - {file: system-prompt.md, content: You are a PM.}\n" +
