@@ -334,6 +334,17 @@ func guardMustRegexList(env *Env, name string, fn any) (any, bool) {
 // the result's size after it. Functions that build neither are left as
 // they are.
 func (env *Env) postcheck(name string, fn any) any {
+	for _, wrap := range []func(string, any) (any, bool){env.postcheckText, env.postcheckList, env.postcheckMap} {
+		if g, ok := wrap(name, fn); ok {
+			return g
+		}
+	}
+	return fn
+}
+
+// postcheckText wraps the functions that build a text: its length is
+// checked against the output limit.
+func (env *Env) postcheckText(name string, fn any) (any, bool) {
 	switch fn := fn.(type) {
 	case func(string) string:
 		return func(s string) (string, error) {
@@ -342,7 +353,7 @@ func (env *Env) postcheck(name string, fn any) any {
 			}
 			out := fn(s)
 			return out, env.text(name, float64(len(out)))
-		}
+		}, true
 	case func(int, string) string:
 		return func(n int, s string) (string, error) {
 			if err := env.check(); err != nil {
@@ -350,7 +361,7 @@ func (env *Env) postcheck(name string, fn any) any {
 			}
 			out := fn(n, s)
 			return out, env.text(name, float64(len(out)))
-		}
+		}, true
 	case func(string, string) string:
 		return func(a, s string) (string, error) {
 			if err := env.check(); err != nil {
@@ -358,7 +369,7 @@ func (env *Env) postcheck(name string, fn any) any {
 			}
 			out := fn(a, s)
 			return out, env.text(name, float64(len(out)))
-		}
+		}, true
 	case func(int, int, string) string:
 		return func(a, b int, s string) (string, error) {
 			if err := env.check(); err != nil {
@@ -366,7 +377,7 @@ func (env *Env) postcheck(name string, fn any) any {
 			}
 			out := fn(a, b, s)
 			return out, env.text(name, float64(len(out)))
-		}
+		}, true
 	case func(string, string, int) string:
 		return func(a, b string, n int) (string, error) {
 			if err := env.check(); err != nil {
@@ -374,7 +385,15 @@ func (env *Env) postcheck(name string, fn any) any {
 			}
 			out := fn(a, b, n)
 			return out, env.text(name, float64(len(out)))
-		}
+		}, true
+	}
+	return nil, false
+}
+
+// postcheckList wraps the functions that build a list: its items, and what
+// the lists it holds hold, are checked.
+func (env *Env) postcheckList(name string, fn any) (any, bool) {
+	switch fn := fn.(type) {
 	case func(...any) []any: // list, tuple
 		return func(args ...any) ([]any, error) {
 			if err := env.check(); err != nil {
@@ -382,7 +401,7 @@ func (env *Env) postcheck(name string, fn any) any {
 			}
 			out := fn(args...)
 			return out, env.nested(name, out, args...)
-		}
+		}, true
 	case func(any, any) []any: // append, push, prepend
 		return func(l, v any) ([]any, error) {
 			if err := env.check(); err != nil {
@@ -393,7 +412,7 @@ func (env *Env) postcheck(name string, fn any) any {
 				return nil, err
 			}
 			return out, env.nested(name, out, v)
-		}
+		}, true
 	case func(any, any) ([]any, error): // mustAppend, mustPush, mustPrepend
 		return func(l, v any) ([]any, error) {
 			if err := env.check(); err != nil {
@@ -407,7 +426,7 @@ func (env *Env) postcheck(name string, fn any) any {
 				return nil, err
 			}
 			return out, env.nested(name, out, v)
-		}
+		}, true
 	case func(...any) any: // concat, coalesce
 		return func(args ...any) (any, error) {
 			if err := env.check(); err != nil {
@@ -418,7 +437,15 @@ func (env *Env) postcheck(name string, fn any) any {
 				return nil, err
 			}
 			return out, env.nested(name, out, args...)
-		}
+		}, true
+	}
+	return nil, false
+}
+
+// postcheckMap wraps the functions that build an object, and the two that
+// cost more than their result says (derivePassword, splitn).
+func (env *Env) postcheckMap(name string, fn any) (any, bool) {
+	switch fn := fn.(type) {
 	case func(...any) map[string]any: // dict
 		return func(args ...any) (map[string]any, error) {
 			if err := env.check(); err != nil {
@@ -426,7 +453,7 @@ func (env *Env) postcheck(name string, fn any) any {
 			}
 			out := fn(args...)
 			return out, env.nested(name, out, args...)
-		}
+		}, true
 	case func(map[string]any, string, any) map[string]any: // set
 		return func(m map[string]any, k string, v any) (map[string]any, error) {
 			if err := env.check(); err != nil {
@@ -437,14 +464,14 @@ func (env *Env) postcheck(name string, fn any) any {
 				return nil, err
 			}
 			return out, env.nested(name, out, v)
-		}
+		}, true
 	case func(uint32, string, string, string, string) string: // derivePassword: scrypt, 32 MB a call
 		return func(counter uint32, a, b, c, d string) (string, error) {
 			if err := env.check(); err != nil {
 				return "", err
 			}
 			return fn(counter, a, b, c, d), nil
-		}
+		}, true
 	case func(string, int, string) map[string]string: // splitn
 		return func(sep string, n int, s string) (map[string]string, error) {
 			count := splitCount(sep, s)
@@ -455,9 +482,9 @@ func (env *Env) postcheck(name string, fn any) any {
 				return nil, err
 			}
 			return fn(sep, n, s), nil
-		}
+		}, true
 	}
-	return fn
+	return nil, false
 }
 
 // nested refuses a list or object that, built of other lists or objects,
