@@ -88,6 +88,12 @@ type backend interface {
 	// commits: idempotent, and safe against concurrent writers of the same
 	// prompts.
 	write(ctx context.Context, tx *sql.Tx, recs []*record) error
+	// lockForPrune waits for the writes under way and holds new ones until
+	// tx ends.
+	lockForPrune(ctx context.Context, tx *sql.Tx) error
+	// keptTable are the statements that make the temporary table
+	// prune_kept(hash) empty in the transaction.
+	keptTable() []string
 	// reader returns what the queries of one read run on, and a function
 	// to call when they are done.
 	reader(ctx context.Context, db *sql.DB) (querier, func(), error)

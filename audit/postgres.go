@@ -145,8 +145,23 @@ func (b postgresBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, e
 // transaction only (SET LOCAL), where a startup parameter would be refused
 // by PgBouncer: the database ends a statement that runs or waits on a
 // lock past it even when the client has gone.
+//
+// It also takes the prune lock shared, so that a record never commits a
+// reference to a prompt a prune is removing: a prune waits for the writes
+// under way and holds new ones until it commits.
 func (postgresBackend) begin(ctx context.Context, tx *sql.Tx, timeout time.Duration) error {
-	return setLocalTimeout(ctx, tx, timeout)
+	_, err := tx.ExecContext(ctx, `SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock_shared($2)`,
+		strconv.FormatInt(max(timeout.Milliseconds(), 0), 10), pruneLock)
+	return err
+}
+
+func (postgresBackend) lockForPrune(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, pruneLock)
+	return err
+}
+
+func (postgresBackend) keptTable() []string {
+	return []string{`CREATE TEMPORARY TABLE prune_kept(hash TEXT COLLATE "C" PRIMARY KEY) ON COMMIT DROP`}
 }
 
 func setLocalTimeout(ctx context.Context, tx *sql.Tx, timeout time.Duration) error {

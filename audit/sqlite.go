@@ -166,6 +166,16 @@ func (b sqliteBackend) write(ctx context.Context, tx *sql.Tx, recs []*record) er
 // a transaction.
 func (sqliteBackend) begin(context.Context, *sql.Tx, time.Duration) error { return nil }
 
+// lockForPrune needs nothing: the transaction began IMMEDIATE and holds
+// the one write lock.
+func (sqliteBackend) lockForPrune(context.Context, *sql.Tx) error { return nil }
+
+// keptTable: a temporary table lasts as long as its connection, and may
+// be left from an earlier prune on it.
+func (sqliteBackend) keptTable() []string {
+	return []string{`CREATE TEMPORARY TABLE IF NOT EXISTS prune_kept(hash TEXT PRIMARY KEY) WITHOUT ROWID`, `DELETE FROM prune_kept`}
+}
+
 func (sqliteBackend) writeOne(ctx context.Context, tx *sql.Tx, rec *record) error {
 	if err := writeInput(ctx, tx, sqliteBackend{}.rebind, rec); err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
@@ -209,8 +210,70 @@ found, 2 when the store cannot be opened or read.`,
 			})
 		},
 	}
-	cmd.AddCommand(chain, show, verify, a.replayCommand())
+	cmd.AddCommand(chain, show, verify, a.pruneCommand(), a.replayCommand())
 	return cmd
+}
+
+// pruneCommand is render audit prune.
+func (a *app) pruneCommand() *cobra.Command {
+	var (
+		olderThan time.Duration
+		o         audit.PruneOptions
+	)
+	prune := &cobra.Command{
+		Use:   "prune",
+		Short: "Remove old recorded prompts, never one that a kept prompt embeds",
+		Long: `prune removes the recorded prompts that match every criterion given: recorded
+longer ago than --older-than, beyond the newest --keep, or served from --label. With
+each go its parts, ids and input, and every prompt it embeds that no kept prompt
+embeds, to any depth. A prompt that a kept prompt embeds is never removed, however
+old: the parent of a delegation recorded today stays while the delegation stays, so
+render audit verify is clean after a prune. --dry-run counts what would go and
+removes nothing.
+
+It runs in one transaction. On PostgreSQL it waits for the records being written
+and holds new ones until it commits (renders wait, none fails); run it when the
+store is quiet, or with a criterion that selects a day or a week at a time.`,
+		Example: `  render audit prune --audit audit.db --older-than 720h --dry-run
+  render audit prune --audit 'postgres://render@db:5432/audit' --older-than 2160h
+  render audit prune --audit audit.db --label canary --keep 1000`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.audit == "" {
+				return usageError("name the audit store with --audit FILE (or a postgres:// URL) or PROMPTSMITH_AUDIT")
+			}
+			if olderThan < 0 || o.Keep < 0 {
+				return usageError("--older-than and --keep take a positive value")
+			}
+			if olderThan > 0 {
+				o.Before = time.Now().Add(-olderThan)
+			}
+			store, err := a.openAudit(a.ctx, false)
+			if err != nil {
+				return err
+			}
+			defer store.Close()
+			rep, err := store.Prune(a.ctx, o)
+			if err != nil {
+				return err
+			}
+			return a.writeReport(rep, func() string { return pruneText(rep) })
+		},
+	}
+	f := prune.Flags()
+	f.DurationVar(&olderThan, "older-than", 0, "remove prompts recorded longer ago than this (e.g. 720h)")
+	f.IntVar(&o.Keep, "keep", 0, "keep the newest N recorded prompts, remove the others")
+	f.StringVar(&o.Label, "label", "", "remove prompts served from this label (render serve --repo)")
+	f.BoolVar(&o.DryRun, "dry-run", false, "count what would be removed, remove nothing")
+	return prune
+}
+
+func pruneText(rep audit.PruneReport) string {
+	verb := "removed"
+	if rep.DryRun {
+		verb = "would remove"
+	}
+	return fmt.Sprintf("prune: %s %d prompts (%d parts, %d ids, %d inputs); %d prompts stay\n", verb, rep.Prompts, rep.Parts, rep.IDs, rep.Inputs, rep.Kept)
 }
 
 // writeReport writes v as JSON with --format json, and otherwise the text

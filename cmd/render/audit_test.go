@@ -3,6 +3,7 @@ package main
 import (
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -365,5 +366,37 @@ func TestAuditServeSigns(t *testing.T) {
 	r := runCLI(t, "", "audit", "verify", "--audit", db, "--audit-key", key)
 	if r.code != 0 || !strings.HasSuffix(r.stdout, "1 id; signatures checked\n") {
 		t.Errorf("verify what serve recorded: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestAuditPrune: render audit prune removes what its criteria select,
+// counts it first with --dry-run, refuses to run without a criterion, and
+// leaves a store that verifies.
+func TestAuditPrune(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "audit.db")
+	renderJSON(t, new(struct{ Text string }), "delegation", "--example", "nested-chain", "--audit", target, "--format", "json")
+	r := runCLI(t, "", "audit", "prune", "--audit", target)
+	if r.code != 2 || !strings.Contains(r.stderr, "prune needs a criterion") || !strings.Contains(r.stderr, "--older-than") {
+		t.Fatalf("prune without a criterion: exit %d\n%s", r.code, r.stderr)
+	}
+	r = runCLI(t, "", "audit", "prune", "--audit", target, "--keep", "1", "--dry-run")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "prune: would remove 0 prompts") {
+		t.Fatalf("--keep 1 --dry-run: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "audit", "prune", "--audit", target, "--older-than", "1ns", "--dry-run", "--format", "json")
+	var dry struct {
+		Prompts, Kept int
+		DryRun        bool `json:"dry_run"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &dry); err != nil || dry.Prompts == 0 || dry.Kept != 0 || !dry.DryRun {
+		t.Fatalf("--older-than 1ns --dry-run: %v %+v\n%s", err, dry, r.stderr)
+	}
+	r = runCLI(t, "", "audit", "prune", "--audit", target, "--older-than", "1ns")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, fmt.Sprintf("prune: removed %d prompts", dry.Prompts)) {
+		t.Fatalf("--older-than 1ns: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, "", "audit", "verify", "--audit", target)
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "verify: ok: 0 prompts") {
+		t.Fatalf("verify after the prune: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
