@@ -12,9 +12,13 @@ import (
 )
 
 // execSet is a copy of a variant's templates that one render at a time
-// executes, with functions bound to that render (its context and limits):
-// text/template keeps no per-execution state of its own. Copies are made on
-// demand, once per render running at the same time, and reused.
+// executes, with functions bound to that render (its context, limits and
+// writer). text/template keeps an execution's own state (its variables,
+// its depth) in the execution, but the functions belong to the template
+// and every execution of it shares them (Template.Funcs): functions that
+// must know the render they run for need a copy of the templates for each
+// render running at once. Copies are made on demand, one per render
+// running at the same time, and reused.
 type execSet struct {
 	tmpl *template.Template
 	env  *funcs.Env

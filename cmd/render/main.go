@@ -1,9 +1,33 @@
-// Command render renders system prompts from the promptsmith template library.
+// Command render renders system prompts from the promptsmith template
+// library, and serves, records, checks and writes them. Its commands (render
+// help COMMAND says more of each; TestCommandList keeps this list whole):
 //
-//	render list
-//	render <variant> [-i FILE|-] [--example NAME] [--format text|json|anthropic|openai] [-o FILE]
-//	render check <variant> ...
-//	render extract [--depth N] [-i FILE|-]
+// Rendering:
+//
+//	render <variant> [-i FILE|-] [--example NAME] [--format F] [-o FILE]   render a prompt
+//	render check <variant> [-i FILE|-] [--example NAME]   validate an input and run the checks, printing no prompt
+//	render extract [--depth N] [-i FILE|-] [-o FILE]      print the prompt embedded verbatim in a rendered one
+//	render gather <variant> [--dir DIR] [--render]        fill in an input from the host, then print or render it
+//	render list                                           the variants with their descriptions
+//	render examples <variant>                             a variant's example inputs
+//	render schema <variant> [--lang json|ts|python]       the schema of a variant's input, or its types
+//	render version                                        the version, commit and library hash
+//
+// Serving and recording:
+//
+//	render serve [--addr HOST:PORT] [--templates DIR [--watch] | --repo PATH --label NAME=REF...]   the HTTP API
+//	render audit chain <hash|id>                          a recorded prompt and those it embeds, to the root
+//	render audit show <hash|id>                           a recorded prompt, byte for byte
+//	render audit verify                                   check every row of the audit store
+//	render audit replay <hash|id> [--ref REF]             render a recorded prompt again from its input
+//
+// Writing a library:
+//
+//	render new <variant>                                  a working skeleton of a new variant
+//	render lint [variant...] [--cover]                    check the library before any input is rendered
+//	render test [variant...] [--update]                   compare the examples' prompts with their golden files
+//	render diff BASE [HEAD]                               which prompts a change alters, with token deltas
+//	render lsp                                            the Language Server Protocol, for editors
 //
 // Exit status: 0 on success, 1 when a check fails, 2 on bad input or usage.
 package main
