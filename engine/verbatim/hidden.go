@@ -13,13 +13,13 @@ import (
 // reads as a marker once its invisible characters are dropped, and its
 // other spaces read as spaces, is refused like marker text itself.
 
-// Invisible reports whether r is a character that shows nothing where it
+// invisible reports whether r is a character that shows nothing where it
 // stands: a format character (zero-width spaces and joiners, bidi
 // controls, the byte order mark, soft hyphen, tags), a variation
 // selector, another default-ignorable code point (Hangul fillers, the
 // combining grapheme joiner), or a control character other than a line
 // feed or a tab.
-func Invisible(r rune) bool {
+func invisible(r rune) bool {
 	switch {
 	case r == '\n' || r == '\t':
 		return false
@@ -46,7 +46,7 @@ func plain(s string) bool {
 // character, a space for any other space, else r itself.
 func looks(r rune) (rune, bool) {
 	switch {
-	case Invisible(r):
+	case invisible(r):
 		return 0, false
 	case r != '\n' && r != '\t' && unicode.IsSpace(r):
 		return ' ', true
@@ -106,25 +106,25 @@ func (c *cursor) at(k int) int {
 	return len(c.s)
 }
 
-// Hidden is marker text that is not the marker's bytes: where it stands in
+// hidden is marker text that is not the marker's bytes: where it stands in
 // the string (byte offset and line), and the first character in it that
 // is not the marker's.
-type Hidden struct {
+type hidden struct {
 	Marker string
 	At     int
 	Line   int
 	Rune   rune
 }
 
-// HiddenMarker finds the first place in s that reads as marker text of m
+// hiddenMarker finds the first place in s that reads as marker text of m
 // without being it, or reports false. It costs a copy of s, and none for
 // printable ASCII, where nothing can hide.
-func (m Markers) HiddenMarker(s string) (Hidden, bool) {
+func (m Markers) hiddenMarker(s string) (hidden, bool) {
 	if plain(s) && plain(m.Start) && plain(m.End) {
-		return Hidden{}, false // what is seen is what is there
+		return hidden{}, false // what is seen is what is there
 	}
 	text := seen(s)
-	var first Hidden
+	var first hidden
 	found := false
 	for _, marker := range []string{m.Start, m.End} {
 		look := seen(marker)
@@ -144,7 +144,7 @@ func (m Markers) HiddenMarker(s string) (Hidden, bool) {
 			_, size := utf8.DecodeRuneInString(s[end:])
 			if span := s[at : end+size]; span != marker {
 				if !found || at < first.At {
-					first, found = Hidden{Marker: marker, At: at, Line: 1 + strings.Count(s[:at], "\n"), Rune: odd(span, marker)}, true
+					first, found = hidden{Marker: marker, At: at, Line: 1 + strings.Count(s[:at], "\n"), Rune: odd(span, marker)}, true
 				}
 				break // the first of this marker is found
 			}
@@ -190,10 +190,10 @@ func runeNames() map[rune]string {
 	}
 }
 
-// Bidi reports whether r is a bidirectional control (Unicode's
+// isBidi reports whether r is a bidirectional control (Unicode's
 // Bidi_Control: the marks, embeddings, overrides and isolates), which can
 // make text display in another order than a model reads it.
-func Bidi(r rune) bool {
+func isBidi(r rune) bool {
 	return r == 0x061C || r == 0x200E || r == 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
@@ -206,7 +206,7 @@ func FirstBidi(s string) (rune, int, bool) {
 		if c := s[i]; c != 0xD8 && c != 0xE2 {
 			continue
 		}
-		if r, _ := utf8.DecodeRuneInString(s[i:]); Bidi(r) {
+		if r, _ := utf8.DecodeRuneInString(s[i:]); isBidi(r) {
 			return r, i, true
 		}
 	}

@@ -22,13 +22,13 @@ func TestHiddenMarker(t *testing.T) {
 		{head + "x <!-- PARENT PROMPT END \u202e-->", len(head) + 2, 101, 0x202E},
 		{m.Start + "\n" + m.End + "\n<!-- PARENT PROMPT\u3000END -->", 2*len(m.Start)/2 + len(m.End) + 2, 3, 0x3000},
 	} {
-		h, ok := m.HiddenMarker(c.s)
+		h, ok := m.hiddenMarker(c.s)
 		if !ok || h.At != c.at || h.Line != c.line || h.Rune != c.r {
 			t.Errorf("%q: %+v %v, want at %d line %d %U", c.s[max(0, len(c.s)-60):], h, ok, c.at, c.line, c.r)
 		}
 	}
 	for _, s := range []string{head, m.Start + "\n" + head + m.End, "\u200b" + m.Start + "\u200b", "<!-- PARENT PROMPT STAR\u200bT", strings.Repeat("\u200b", 1000)} {
-		if h, ok := m.HiddenMarker(s); ok {
+		if h, ok := m.hiddenMarker(s); ok {
 			t.Errorf("%.40q: %+v", s, h)
 		}
 	}
@@ -44,7 +44,7 @@ func BenchmarkHiddenMarker(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(s)))
 			for b.Loop() {
-				if _, ok := m.HiddenMarker(s); ok {
+				if _, ok := m.hiddenMarker(s); ok {
 					b.Fatal("found a hidden marker")
 				}
 			}

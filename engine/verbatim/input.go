@@ -18,7 +18,7 @@ func Of(vb manifest.Verbatim) Markers { return Markers{vb.Start, vb.End} }
 // fields of doc extractable: each exists, fits its limit, its markers
 // balance, no other input string carries marker text, and no string at
 // all carries text that reads as a marker once its invisible characters
-// are dropped (HiddenMarker).
+// are dropped (hiddenMarker).
 func CheckInput(doc *input.Document, decls []manifest.Verbatim) error {
 	root := doc.Root
 	for _, vb := range decls {
@@ -68,7 +68,7 @@ func CheckInput(doc *input.Document, decls []manifest.Verbatim) error {
 	}
 	input.WalkStrings(root, func(path []string, s string) {
 		for i, vb := range decls {
-			if h, ok := Of(vb).HiddenMarker(s); ok {
+			if h, ok := Of(vb).hiddenMarker(s); ok {
 				// Marker text with invisible characters in it, or other
 				// spaces: a model reads it as the marker, wherever it is.
 				ptr := pointer.Join(path)
