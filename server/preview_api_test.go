@@ -18,6 +18,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -71,7 +72,7 @@ func TestPreviewEndpoints(t *testing.T) {
 	// A golden file that differs, one that is missing.
 	restricted := filepath.Join(dir, "testdata", "golden", "delegation", "restricted-tools.md")
 	b, _ := os.ReadFile(restricted)
-	os.WriteFile(restricted, []byte(strings.Replace(string(b), "# Delegation Overview", "# An Older Overview", 1)), 0o644)
+	os.WriteFile(restricted, []byte(strings.Replace(string(b), fixture.Heading(t, "delegation", 0), "# An Older Overview", 1)), 0o644)
 	os.Remove(filepath.Join(dir, "testdata", "golden", "delegation", "minimal.md"))
 	lib := loadWorkingCopy(t, dir)
 	_, ts := serveWorkingCopy(t, lib, dir)
@@ -88,7 +89,7 @@ func TestPreviewEndpoints(t *testing.T) {
 			`"position": "testdata/golden/delegation/minimal.md"`, `no golden file`}},
 		{"GET", "/v1/variants/nope/lint", "", 404, nil},
 		{"GET", "/v1/variants/delegation/examples/crlf-parent/golden", "", 200, []string{`"status": "ok"`, `"file": "testdata/golden/delegation/crlf-parent.md"`}},
-		{"GET", "/v1/variants/delegation/examples/restricted-tools/golden", "", 200, []string{`"status": "differs"`, `-# An Older Overview`, `+# Delegation Overview`}},
+		{"GET", "/v1/variants/delegation/examples/restricted-tools/golden", "", 200, []string{`"status": "differs"`, `-# An Older Overview`, "+" + fixture.Heading(t, "delegation", 0)}},
 		{"GET", "/v1/variants/delegation/examples/minimal/golden", "", 200, []string{`"status": "missing"`, `"golden": ""`}},
 		{"GET", "/v1/variants/space/examples/crowded/golden?max_tokens=1000&tokens=o200k_base", "", 200, []string{`"status": "ok"`, `crowded.1000-tokens.md`}},
 		{"GET", "/v1/variants/space/examples/crowded/golden?max_tokens=999&tokens=o200k_base", "", 404, []string{`budget_examples`}},

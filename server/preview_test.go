@@ -53,7 +53,7 @@ func TestPreviewPage(t *testing.T) {
 	t.Parallel()
 	ts := newServer(t)
 	dom := dumpDOM(t, ts.URL+"/")
-	if !strings.Contains(dom, `data-rendered="ok"`) || !strings.Contains(dom, "# Delegation Overview") ||
+	if !strings.Contains(dom, `data-rendered="ok"`) || !strings.Contains(dom, fixture.Heading(t, "delegation", 0)) ||
 		!strings.Contains(text(dom), "delegation / crlf-parent · ") {
 		t.Errorf("the page does not open on the first example:\n%.3000s", text(dom))
 	}
@@ -63,12 +63,12 @@ func TestPreviewPage(t *testing.T) {
 
 	dom = dumpDOM(t, ts.URL+"/?variant=delegation&example=restricted-tools&tokens=o200k_base&max_tokens=100000")
 	plain := text(dom)
-	for _, want := range []string{`data-rendered="ok"`, "# Delegation Overview", "delegation_id: dlg-"} {
+	for _, want := range []string{`data-rendered="ok"`, fixture.Heading(t, "delegation", 0), "delegation_id: dlg-"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the rendered page lacks %q", want)
 		}
 	}
-	for _, want := range []string{"✓ verbatim parent prompt", "✓ headings", "Tooling Context line", "tokens", "no findings",
+	for _, want := range []string{"✓ verbatim parent prompt", "✓ headings", strings.TrimLeft(fixture.Heading(t, "delegation", 4), "# ") + " line", "tokens", "no findings",
 		"restricted-tools · ", "not live"} {
 		if !strings.Contains(strings.Join(strings.Fields(plain), " "), want) {
 			t.Errorf("the rendered page lacks %q:\n%.3000s", want, plain)

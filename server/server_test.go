@@ -52,7 +52,7 @@ func TestRender(t *testing.T) {
 	t.Parallel()
 	ts := newServer(t)
 	code, res := do(t, ts, "POST", "/v1/render/delegation", input)
-	if code != 200 || !strings.HasPrefix(res["text"].(string), "# Delegation Overview") {
+	if code != 200 || !strings.HasPrefix(res["text"].(string), fixture.Heading(t, "delegation", 0)) {
 		t.Fatalf("%d %v", code, res)
 	}
 	if id := res["ids"].(map[string]any)["delegation_id"].(string); !strings.HasPrefix(id, "dlg-") {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -110,7 +111,7 @@ func TestStaleAnswers(t *testing.T) {
 
 	// Each endpoint that answers from the broken variant.
 	a := send("POST", "/v1/render/delegation", input, 200)
-	if text, _ := a.body["text"].(string); !strings.HasPrefix(text, "# Delegation Overview") {
+	if text, _ := a.body["text"].(string); !strings.HasPrefix(text, fixture.Heading(t, "delegation", 0)) {
 		t.Errorf("the last good prompt is not answered: %.300v", a.body)
 	}
 	isStale("render", a, member(a.body, "stale"))

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/audit"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 )
 
@@ -317,7 +318,7 @@ func TestAuditKey(t *testing.T) {
 		t.Errorf("show with the key: exit %d\n%s", r.code, r.stderr)
 	}
 	r = runCLI(t, "", "audit", "show", id, "--audit", db)
-	if r.code != 0 || !strings.Contains(r.stdout, "# Delegation Overview") {
+	if r.code != 0 || !strings.Contains(r.stdout, fixture.Heading(t, "delegation", 0)) {
 		t.Errorf("show without the key: exit %d\n%s", r.code, r.stderr)
 	}
 

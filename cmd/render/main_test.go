@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	_ "github.com/promptsmith/promptsmith/internal/testing/goldentest" // registers -update for go test ./... -update
 )
 
@@ -74,7 +76,7 @@ func TestExitCodes(t *testing.T) {
 		stdout string // substring
 		stderr string // substring
 	}{
-		{"render an example", "", []string{"delegation", "--example", "minimal"}, 0, "# Delegation Overview", ""},
+		{"render an example", "", []string{"delegation", "--example", "minimal"}, 0, fixture.Heading(t, "delegation", 0), ""},
 		{"render stdin", validInput, []string{"delegation", "-i", "-"}, 0, "<!-- PARENT PROMPT START -->\n# P\n\n<!-- PARENT PROMPT END -->", ""},
 		{"list", "", []string{"list"}, 0, "delegation", ""},
 		{"examples", "", []string{"examples", "delegation"}, 0, "nested-chain", ""},
@@ -89,7 +91,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown flag", "", []string{"delegation", "--bogus"}, 2, "", "unknown flag"},
 		{"missing variant", "", []string{}, 2, "", "accepts 1 arg"},
 		{"both -i and --example", "", []string{"delegation", "-i", "x", "--example", "minimal"}, 2, "", "either -i or --example"},
-		{"extract depth 2", "", []string{"extract", "--depth", "2", "-i", filepath.Join("..", "..", "testdata", "golden", "delegation", "nested-chain.md")}, 0, "# Delegation Overview", ""},
+		{"extract depth 2", "", []string{"extract", "--depth", "2", "-i", filepath.Join("..", "..", "testdata", "golden", "delegation", "nested-chain.md")}, 0, fixture.Heading(t, "delegation", 0), ""},
 		{"extract past the root", "# nothing\n", []string{"extract", "-i", "-"}, 2, "", "holds no embedded prompt"},
 	}
 	for _, c := range cases {
@@ -127,7 +129,7 @@ func TestJSONFormat(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Sections) != 6 || res.Sections[0].Name != "overview" || !strings.HasPrefix(res.Text[res.Sections[1].Start:res.Sections[1].End], "## Parent Prompt") {
+	if len(res.Sections) != 6 || res.Sections[0].Name != "overview" || !strings.HasPrefix(res.Text[res.Sections[1].Start:res.Sections[1].End], fixture.Heading(t, "delegation", 1)) {
 		t.Errorf("sections %+v", res.Sections)
 	}
 	if !strings.HasPrefix(res.IDs["delegation_id"], "dlg-") || len(res.Checks) == 0 || len(res.Outline) < 6 {
@@ -171,7 +173,7 @@ func TestOutputIsAtomic(t *testing.T) {
 	if r.code != 0 || r.stdout != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
 	}
-	if b, _ := os.ReadFile(out); !bytes.HasPrefix(b, []byte("# Delegation Overview")) {
+	if b, _ := os.ReadFile(out); !bytes.HasPrefix(b, []byte(fixture.Heading(t, "delegation", 0))) {
 		t.Fatalf("output file holds %.100q", b)
 	}
 	if st, _ := os.Stat(out); st.Mode().Perm() != 0o600 {
@@ -192,10 +194,10 @@ func TestOutputIsAtomic(t *testing.T) {
 func TestCheckFailure(t *testing.T) {
 	t.Parallel()
 	dir := copyLibrary(t)
-	replaceInFile(t, filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl"), "## Tooling Context", "## Tools")
+	replaceInFile(t, filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl"), fixture.Heading(t, "delegation", 4), "## Tools")
 	out := filepath.Join(t.TempDir(), "p.md")
 	r := runCLI(t, validInput, "delegation", "-i", "-", "--templates", dir, "-o", out)
-	if r.code != 1 || !strings.Contains(r.stderr, `"## Tooling Context" is missing`) {
+	if r.code != 1 || !strings.Contains(r.stderr, fmt.Sprintf("%q is missing", fixture.Heading(t, "delegation", 4))) {
 		t.Fatalf("exit %d, stderr %s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {

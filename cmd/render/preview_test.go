@@ -283,13 +283,13 @@ func TestPreviewFollowsEdits(t *testing.T) {
 	b.navigate(url + "/")
 
 	v := b.waitView("the first example to render", func(v view) bool { return v.Rendered == "ok" && v.Prompt != "" })
-	if v.Variant != "delegation" || v.Example != "crlf-parent" || !strings.HasPrefix(v.Prompt, "# Delegation Overview") {
+	if v.Variant != "delegation" || v.Example != "crlf-parent" || !strings.HasPrefix(v.Prompt, fixture.Heading(t, "delegation", 0)) {
 		t.Errorf("the page opened on %s/%s: %.200q", v.Variant, v.Example, v.Prompt)
 	}
 	if !strings.Contains(v.URL, "variant=delegation") || !strings.Contains(v.URL, "example=crlf-parent") {
 		t.Errorf("the URL does not say what is shown: %q", v.URL)
 	}
-	if !strings.Contains(v.Checks, "headings") || !strings.Contains(v.Outline, "Delegation Overview") {
+	if !strings.Contains(v.Checks, "headings") || !strings.Contains(v.Outline, strings.TrimLeft(fixture.Heading(t, "delegation", 0), "# ")) {
 		t.Errorf("no checks or outline: %+v", v)
 	}
 	b.waitView("lint to report", func(v view) bool { return strings.Contains(v.Lint, "no findings") })

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +22,7 @@ import (
 func TestCheckFailureLeavesOutputAlone(t *testing.T) {
 	t.Parallel()
 	dir := copyLibrary(t)
-	replaceInFile(t, filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl"), "## Tooling Context", "## Tools")
+	replaceInFile(t, filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl"), fixture.Heading(t, "delegation", 4), "## Tools")
 	out := filepath.Join(t.TempDir(), "report.txt")
 	if err := os.WriteFile(out, []byte("the last good report\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestOutputThroughASymlink(t *testing.T) {
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Fatalf("the link was replaced: %v %v", st, err)
 	}
-	if b, _ := os.ReadFile(target); !bytes.HasPrefix(b, []byte("# Delegation Overview")) {
+	if b, _ := os.ReadFile(target); !bytes.HasPrefix(b, []byte(fixture.Heading(t, "delegation", 0))) {
 		t.Errorf("the target holds %.60q", b)
 	}
 	if st, _ := os.Stat(target); st.Mode().Perm() != 0o600 {
@@ -101,7 +102,7 @@ func TestOutputThroughASymlink(t *testing.T) {
 	if r := runCLI(t, validInput, "delegation", "-i", "-", "-o", dangling); r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if b, _ := os.ReadFile(filepath.Join(elsewhere, "new.md")); !bytes.HasPrefix(b, []byte("# Delegation Overview")) {
+	if b, _ := os.ReadFile(filepath.Join(elsewhere, "new.md")); !bytes.HasPrefix(b, []byte(fixture.Heading(t, "delegation", 0))) {
 		t.Errorf("the dangling link's target holds %.60q", b)
 	}
 	for _, d := range []string{dir, elsewhere} {

@@ -107,7 +107,7 @@ func TestServeFinishesInFlightOnSIGTERM(t *testing.T) {
 	}
 	srv.wait(t)
 	shown := runCLI(t, "", "audit", "show", res.IDs["delegation_id"], "--audit", db)
-	if shown.code != 0 || !strings.Contains(shown.stdout, "# Delegation Overview") {
+	if shown.code != 0 || !strings.Contains(shown.stdout, fixture.Heading(t, "delegation", 0)) {
 		t.Errorf("the audit store lacks the prompt: %d %s", shown.code, shown.stderr)
 	}
 }
