@@ -1,6 +1,7 @@
 package labels
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -24,8 +25,12 @@ import (
 func ReadFile(path string) (Config, error) {
 	data, err := regular.ReadFile(path, 0)
 	if err != nil {
-		return Config{}, &engine.Error{Kind: engine.KindUsage, Flag: "--labels-file", Path: path,
+		e := &engine.Error{Kind: engine.KindUsage, Flag: "--labels-file", Path: path,
 			Reason: fmt.Sprintf("cannot read the labels file %s: %v", path, err), Err: err}
+		if errors.Is(err, regular.ErrNotRegular) {
+			e.Hints = []string{"a labels file is a regular file: write what the pipe or device holds to a file, and name that"}
+		}
+		return Config{}, e
 	}
 	return parseFile(path, data)
 }
