@@ -109,18 +109,23 @@ func TestPostgresAuditPath(t *testing.T) {
 	t.Run("stopped and started", func(t *testing.T) {
 		pg.stop(t)
 		t.Logf("/readyz 503 %s after PostgreSQL stopped", until("/readyz 503", func() bool { return status("/readyz") == 503 }).Round(time.Millisecond))
-		if code, body := render(); code != 503 || !json.Valid([]byte(body)) {
-			t.Errorf("a render with PostgreSQL down: %d %.300s", code, body)
+		code, written := render()
+		if code != 503 || !json.Valid([]byte(written)) {
+			t.Errorf("a render with PostgreSQL down: %d %.300s", code, written)
 		} else if status("/livez") != 200 {
 			t.Error("/livez failed with the database")
 		}
 		// A read while the store is down answers 503 without the
-		// database's user, host, port or name: the log has them.
+		// database's user, host, port or name, as the failed write and
+		// the probe do: the log has them.
 		resp, read := call(t, ts, "GET", "/v1/audit/"+strings.Repeat("a", 64), "", "")
+		_, ready := call(t, ts, "GET", "/readyz", "", "")
 		u, _ := url.Parse(pg.URL())
-		for _, secret := range []string{u.User.Username(), u.Hostname(), u.Port(), strings.TrimPrefix(u.Path, "/"), "postgres://"} {
-			if secret != "" && strings.Contains(string(read), secret) {
-				t.Errorf("an audit read with PostgreSQL down tells %q: %d %s", secret, resp.StatusCode, read)
+		for what, body := range map[string]string{"an audit read": string(read), "a render": written, "/readyz": string(ready)} {
+			for _, secret := range []string{u.User.Username(), u.Hostname(), u.Port(), strings.TrimPrefix(u.Path, "/"), "postgres://"} {
+				if secret != "" && strings.Contains(body, secret) {
+					t.Errorf("%s with PostgreSQL down tells %q: %s", what, secret, body)
+				}
 			}
 		}
 		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
