@@ -157,7 +157,7 @@ func TestKubernetesTimings(t *testing.T) {
 				Spec struct {
 					Grace      int `yaml:"terminationGracePeriodSeconds"`
 					Containers []struct {
-						Name      string `yaml:"name"`
+						Name     string `yaml:"name"`
 						Liveness struct {
 							HTTPGet struct{ Path string } `yaml:"httpGet"`
 						} `yaml:"livenessProbe"`
