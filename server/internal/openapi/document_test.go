@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -56,5 +57,37 @@ func TestBuildListsARoutePerVariant(t *testing.T) {
 				t.Errorf("labels %v: parameters %v", labels, post.Parameters)
 			}
 		}
+	}
+}
+
+// TestGeneratorDefaultsAndFreeForm: in the schema generators read, a
+// property with a default is not required (the server fills it in), and
+// an object that names no properties takes any, rather than nothing.
+func TestGeneratorDefaultsAndFreeForm(t *testing.T) {
+	schema := map[string]any{"type": "object",
+		"required": []any{"name", "mode", "payload"},
+		"properties": map[string]any{
+			"name":    map[string]any{"type": "string"},
+			"mode":    map[string]any{"type": "string", "default": "fast"},
+			"payload": map[string]any{"type": "object"},
+			"agents":  map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "object"}},
+		}}
+	out, err := forGenerators(schema, "demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := out[inputComponent("demo")].(map[string]any)
+	if got := fmt.Sprint(in["required"]); got != "[name payload]" {
+		t.Errorf("required %s, want [name payload]: mode has a default", got)
+	}
+	props := in["properties"].(map[string]any)
+	if props["payload"].(map[string]any)["additionalProperties"] != true {
+		t.Errorf("a free-form object: %v", props["payload"])
+	}
+	if props["agents"].(map[string]any)["additionalProperties"].(map[string]any)["additionalProperties"] != true {
+		t.Errorf("a map of free-form objects: %v", props["agents"])
+	}
+	if _, ok := in["additionalProperties"]; ok {
+		t.Errorf("an object that names its properties: %v", in["additionalProperties"])
 	}
 }

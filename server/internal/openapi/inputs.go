@@ -21,6 +21,14 @@ import (
 //   - a reference with constraints beside it is an allOf of the reference
 //     and the constraints, which generators that ignore a reference's
 //     siblings then keep;
+//   - a property that has a default is not required: the server fills it
+//     in, so a caller may leave it out (openapi-typescript would make it
+//     a required field of the request's type otherwise, and oapi-codegen
+//     a field that is always sent);
+//   - an object that names none of its properties takes any
+//     ("additionalProperties": true), which generators type as a map of
+//     anything rather than as an object that may hold nothing
+//     (openapi-typescript's Record<string, never>);
 //   - a property an allOf member forbids outright ({"properties": {"x":
 //     false}}: a misspelling refused) is no property of the object but a
 //     "not required" of its own, so that a generator does not make a
@@ -106,6 +114,8 @@ func generatorSchema(node any, input string, names map[string]string) any {
 			out = withAllOf(out, map[string]any{"anyOf": one})
 		}
 		forbidOutright(out)
+		optionalDefaults(out)
+		freeForm(out)
 		if r, ok := out["$ref"]; ok && constrains(out) {
 			delete(out, "$ref")
 			out = withAllOf(out, map[string]any{"$ref": r})
@@ -191,4 +201,40 @@ func isNever(s any) bool {
 	m, _ := s.(map[string]any)
 	not, ok := m["not"].(map[string]any)
 	return ok && len(m) == 1 && len(not) == 0
+}
+
+// optionalDefaults takes out of s's required list each property that has
+// a default.
+func optionalDefaults(s map[string]any) {
+	required, _ := s["required"].([]any)
+	props, _ := s["properties"].(map[string]any)
+	if len(required) == 0 || len(props) == 0 {
+		return
+	}
+	kept := []any{}
+	for _, r := range required {
+		p, _ := props[fmt.Sprint(r)].(map[string]any)
+		if _, has := p["default"]; !has {
+			kept = append(kept, r)
+		}
+	}
+	if len(kept) == 0 {
+		delete(s, "required")
+	} else {
+		s["required"] = kept
+	}
+}
+
+// freeForm makes an object schema that names no properties, nor what its
+// others are, take any.
+func freeForm(s map[string]any) {
+	if s["type"] != "object" {
+		return
+	}
+	for _, k := range []string{"properties", "patternProperties", "additionalProperties", "$ref", "allOf", "anyOf", "oneOf", "unevaluatedProperties"} {
+		if _, has := s[k]; has {
+			return
+		}
+	}
+	s["additionalProperties"] = true
 }
