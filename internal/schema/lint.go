@@ -62,6 +62,12 @@ func (sc *Schema) Lint() []Problem {
 				}
 			}
 		}
+		if v, ok := raw[AllowBidiKeyword]; ok {
+			if _, isBool := v.(bool); !isBool {
+				out = append(out, Problem{Position: sc.set.position(s, AllowBidiKeyword),
+					Message: AllowBidiKeyword + " must be true or false: anything else allows nothing"})
+			}
+		}
 		for _, name := range sc.set.propertyNames(s) {
 			if p := s.Properties[name]; description(p) == "" && p.Always == nil && !conditional[s] {
 				out = append(out, Problem{Position: sc.set.position(p, ""), Warning: true,

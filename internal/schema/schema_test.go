@@ -61,7 +61,9 @@ var library = fstest.MapFS{
     "b": {"type": "integer", "examples": [1, "x"], "description": "B."},
     "c": {"type": "object", "description": "C.", "properties": {
       "d": {"enum": ["x", "y"], "default": "z", "description": "D."}}},
-    "e": false
+    "e": false,
+    "f": {"type": "string", "description": "F.", "x-promptsmith-allow-bidi": "yes"},
+    "g": {"type": "string", "description": "G.", "x-promptsmith-allow-bidi": true}
   }
 }`)},
 	"schemas/broken.schema.json":      {Data: []byte("{\n  \"type\": \"object\",\n  \"properties\": {\n}")},
@@ -411,6 +413,7 @@ func TestLint(t *testing.T) {
 			"lib/schemas/lint.schema.json:4:29 error: the default is not valid here: expected string, but got number",
 			"lib/schemas/lint.schema.json:5:30 error: an example is not valid here: expected integer, but got string",
 			"lib/schemas/lint.schema.json:7:33 error: the default is not valid here: value must be one of \"x\", \"y\"",
+			"lib/schemas/lint.schema.json:9:50 error: x-promptsmith-allow-bidi must be true or false: anything else allows nothing",
 		}},
 	}
 	for _, c := range cases {
@@ -460,7 +463,7 @@ func TestLintOrder(t *testing.T) {
 		got = append(got, p.Position)
 	}
 	want := []string{"lib/schemas/lint.schema.json:4:5", "lib/schemas/lint.schema.json:4:29",
-		"lib/schemas/lint.schema.json:5:30", "lib/schemas/lint.schema.json:7:33"}
+		"lib/schemas/lint.schema.json:5:30", "lib/schemas/lint.schema.json:7:33", "lib/schemas/lint.schema.json:9:50"}
 	if !slices.Equal(got, want) {
 		t.Errorf("positions %q, want %q", got, want)
 	}
