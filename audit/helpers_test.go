@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
@@ -70,8 +71,13 @@ func readOnly(t *testing.T, target string, opts ...audit.Option) *audit.Store {
 	return opened(t, audit.OpenReadOnly, target, opts...)
 }
 
+//
+// Its statement timeout is two minutes unless the test gives one: the
+// default's 5 s bounds a production write, and a test's reads of
+// thousands of levels on a loaded machine must not fail on a timing.
 func opened(t *testing.T, openStore func(context.Context, string, ...audit.Option) (*audit.Store, error), target string, opts ...audit.Option) *audit.Store {
 	t.Helper()
+	opts = append([]audit.Option{audit.WithStatementTimeout(2 * time.Minute)}, opts...)
 	s, err := openStore(context.Background(), target, opts...)
 	if err != nil {
 		t.Fatal(err)
