@@ -82,6 +82,9 @@ func (v *Variant) templateErrorIn(err error, data map[string]any) *Error {
 		if site != nil && v.explainField(e, site, key, "") {
 			return e
 		}
+		if v.explainFromLint(e, key) {
+			return e
+		}
 		obj := "."
 		if i := strings.LastIndex(at, "."+key); i > 0 && strings.HasPrefix(at, ".") {
 			obj = at[:i]

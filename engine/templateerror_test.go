@@ -293,3 +293,17 @@ func TestTypeMistakes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
 	}
 }
+
+// TestPartialFieldMistake: a field misspelt in a partial fails a render
+// with the name meant, as lint finds it from what the caller passes; not
+// with advice to guard it.
+func TestPartialFieldMistake(t *testing.T) {
+	m := mistake{name: "misspelt in a partial", change: func(f fstest.MapFS) {
+		items("{{ range .items }}{{ template \"_item.tmpl\" . }}{{ end }}")(f)
+		f["templates/note/_item.tmpl"] = &fstest.MapFile{Data: []byte("- {{ .dnoe }}\n")}
+	}, input: withItems,
+		pos:    "templates/note/_item.tmpl:1:6",
+		reason: []string{`.items[].dnoe: the schema defines no field "dnoe" here; did you mean "done"? (in a partial: the dot here is .items[], as templates/note/items.md.tmpl:1:31 passes it)`},
+		hints:  []string{`if "dnoe" is a new field, add it to the schema (schemas/note.schema.json)`}}
+	m.check(t, noteFS(), "note")
+}

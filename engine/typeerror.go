@@ -153,3 +153,22 @@ func (v *Variant) listLength(file string, line, col0 int, at string, data map[st
 	}
 	return 0, false
 }
+
+// explainFromLint says what lint says of the place a render failed on a
+// missing key, when lint knows more than the render's site: inside a
+// partial, whose dot is what its callers pass, lint knows the schema there
+// (a name meant, "sevrity" for "severity") where the render does not.
+func (v *Variant) explainFromLint(e *Error, key string) bool {
+	if !strings.Contains(e.Position, "/_") && !strings.Contains(e.Position, "/partials/") {
+		return false // only a partial's dot is past what the site finds
+	}
+	for _, f := range v.Lint() {
+		if f.Position != e.Position || f.Severity != "error" || !strings.Contains(f.Message, strconv.Quote(key)) {
+			continue
+		}
+		e.Reason = f.Message
+		e.Hint("fix the name, or, if %q is a new field, add it to the schema (%s) where the message says", key, v.schemaFile())
+		return true
+	}
+	return false
+}
