@@ -214,3 +214,21 @@ func TestLspDefineCalledFromEverywhere(t *testing.T) {
 		t.Errorf("the define's dot completes the input's fields: %v", got)
 	}
 }
+
+// TestLspJSONExampleKeys: hover and definition on a key of a JSON example,
+// as on a YAML one's.
+func TestLspJSONExampleKeys(t *testing.T) {
+	c := start(t, fixture.Shop(t))
+	ex := "templates/shop/examples/empty.json"
+	c.open(ex)
+	if h := c.hover(ex, c.at(ex, `{"na`)); !strings.Contains(h, "**name**") || !strings.Contains(h, "full name") {
+		t.Errorf("hover on owner.name: %q", h)
+	}
+	locs := c.definition(ex, c.at(ex, `"tit`))
+	if len(locs) != 1 || !strings.HasSuffix(string(locs[0].URI), shopSchema) {
+		t.Fatalf("definition of title: %+v", locs)
+	}
+	if line := strings.Split(fixture.ShopFiles()[shopSchema], "\n")[locs[0].Range.Start.Line]; !strings.Contains(line, `"title"`) {
+		t.Errorf("definition lands on %q", line)
+	}
+}
