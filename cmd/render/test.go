@@ -11,12 +11,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) testCommand() *cobra.Command {
-	var update, cover bool
-	cmd := &cobra.Command{
-		Use:   "test [variant...] [--update]",
-		Short: "Compare every example's prompt and every variant's types with their golden files under testdata/golden/",
-		Long: `test renders every example of the variants named (all when none is), and the
+// testLong is render test's help.
+const testLong = `test renders every example of the variants named (all when none is), and the
 examples a manifest's budget_examples fit to a number of tokens, and compares
 each prompt with its golden file under testdata/golden/<variant>/ beside
 templates/; it generates the TypeScript and Python types of each variant's
@@ -51,7 +47,14 @@ changed to another value its schema allows, and fails when the prompt up to
 a breakpoint is not byte for byte the same, naming the breakpoint and the
 first byte that differs. It prints each breakpoint's prefix in tokens
 (--tokens, default o200k_base) against the providers' minimum cacheable
-lengths: 1024 for OpenAI and Anthropic Sonnet/Opus, 2048 for Anthropic Haiku.`,
+lengths: 1024 for OpenAI and Anthropic Sonnet/Opus, 2048 for Anthropic Haiku.`
+
+func (a *app) testCommand() *cobra.Command {
+	var update, cover bool
+	cmd := &cobra.Command{
+		Use:   "test [variant...] [--update]",
+		Short: "Compare every example's prompt and every variant's types with their golden files under testdata/golden/",
+		Long:  testLong,
 		Example: `  render test
   render test space swarm
   render test --update

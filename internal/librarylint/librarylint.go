@@ -101,17 +101,7 @@ func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names 
 			continue
 		}
 		if o.Seed != "" && o.Status == golden.Differs {
-			// A pinned example no longer renders as its seed does: an error,
-			// which render test --update cannot accept.
-			pos := o.File
-			if v, err := lib.Variant(o.Variant); err == nil {
-				if in, err := v.Example(o.Example); err == nil {
-					pos = in.Name
-				}
-			}
-			out = append(out, lint.Finding{Position: pos, Severity: lint.Error, Kind: lint.KindLint,
-				Message: fmt.Sprintf("example %s is pinned to %s by seed.pinned in %s, and its prompt is no longer that builder's output, %s (render test shows the diff); undo the change, or unpin the example and make it one of its own",
-					o.Example, o.Seed, o.Manifest, o.File)})
+			out = append(out, pinnedFinding(lib, o))
 			continue
 		}
 		msg := strings.SplitN(o.String(), "\n", 2)[0]
@@ -277,4 +267,19 @@ func Pins(lib *engine.Library, names []string) []string {
 		}
 	}
 	return out
+}
+
+// pinnedFinding is the error of o, the outcome of an example pinned to a
+// seed whose prompt no longer is the seed builder's output, which render
+// test --update cannot accept. It stands at the example's file.
+func pinnedFinding(lib *engine.Library, o golden.Outcome) lint.Finding {
+	pos := o.File
+	if v, err := lib.Variant(o.Variant); err == nil {
+		if in, err := v.Example(o.Example); err == nil {
+			pos = in.Name
+		}
+	}
+	return lint.Finding{Position: pos, Severity: lint.Error, Kind: lint.KindLint,
+		Message: fmt.Sprintf("example %s is pinned to %s by seed.pinned in %s, and its prompt is no longer that builder's output, %s (render test shows the diff); undo the change, or unpin the example and make it one of its own",
+			o.Example, o.Seed, o.Manifest, o.File)}
 }
