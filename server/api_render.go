@@ -97,6 +97,10 @@ func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, src source
 	if err != nil {
 		return answer{}, err
 	}
+	format, err := formatOf(r)
+	if err != nil {
+		return answer{}, err
+	}
 	opts := ask.options()
 	if checkOnly {
 		opts = ask.fit() // a check report has no token counts
@@ -116,7 +120,14 @@ func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, src source
 	if err != nil {
 		return answer{}, err
 	}
-	return out.answer(checkOnly, src.stale), nil
+	if !checkOnly {
+		s.notePrefix(r, src.label, out.res)
+	}
+	a := out.answer(checkOnly, src.stale)
+	if format != "" && !checkOnly && out.checkErr == nil {
+		a.body = providerBody(format, out.res)
+	}
+	return a, nil
 }
 
 // renderAndRecord renders body in a render slot and, when record is set
@@ -238,11 +249,19 @@ func depthOf(r *http.Request) (int, error) {
 func renderOp() openapi.Operation {
 	return openapi.Operation{Summary: "Render a prompt",
 		Description: "Decode, validate, render and check the input; with an audit store, record the prompt before answering (503 when it cannot be recorded). " + openapi.StaleDoc,
-		Params:      []openapi.Param{openapi.MaxTokensParam, openapi.TokensParam},
-		Body:        openapi.InputRequest,
-		PerVariant:  "render",
+		Params: []openapi.Param{openapi.MaxTokensParam, openapi.TokensParam,
+			openapi.QueryParam("format", "result (the default): the prompt and its metadata; anthropic: the Messages API's system, text blocks split at the variant's cache breakpoints, "+
+				"cache_control on each block that ends at one, their texts joined the prompt byte for byte; openai: a system message and a prompt_cache_key derived from the prompt up to its last breakpoint. "+
+				"A prompt that fails a check answers 422 with CheckFailure whatever the format.",
+				map[string]any{"type": "string", "enum": []string{"result", "anthropic", "openai"}}),
+			openapi.QueryParam("cache_key", "Who the render is for, as the caller names it (an agent, a conversation): promptsmith_cache_prefix_changes_total counts a render whose prompt up to its last cache breakpoint "+
+				"differs from the previous render of the same label, variant and cache_key.", map[string]any{"type": "string"})},
+		Body:       openapi.InputRequest,
+		PerVariant: "render",
 		Replies: []openapi.Reply{
-			openapi.JSONReply(200, "The prompt and its metadata; stale says why when it was made from the variant's last good version.", openapi.TypeOf[served](), openapi.ProvenanceHeaders()...),
+			openapi.JSONReply(200, "The prompt and its metadata (format result; stale says why when it was made from the variant's last good version), "+
+				"or the prompt as an Anthropic (format anthropic) or OpenAI (format openai) request's part.",
+				openapi.OneOf(openapi.TypeOf[served](), openapi.TypeOf[engine.AnthropicRequest](), openapi.TypeOf[engine.OpenAIRequest]()), openapi.ProvenanceHeaders()...),
 			openapi.JSONReply(422, "The input is malformed or breaks the schema or a rule (ErrorBody, error.field and error.position say where), "+
 				"or cannot fit max_tokens (ErrorBody), or the prompt failed a check (CheckFailure: error.also names each failed check and its section; result is the prompt).",
 				openapi.OneOf(openapi.TypeOf[errorBody](), openapi.TypeOf[checkFailure]()), openapi.ProvenanceHeaders()...),

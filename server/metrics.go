@@ -69,6 +69,10 @@ type metrics struct {
 	labelFailures *prometheus.CounterVec
 	labelSwitches *prometheus.CounterVec
 	labelParsed   *prometheus.CounterVec
+	// cachePrefixChanges counts renders whose prefix up to the last cache
+	// breakpoint differs from the previous render of the same label,
+	// variant and cache key (cacheprefix.go).
+	cachePrefixChanges *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -158,10 +162,14 @@ func newMetrics() *metrics {
 			Name: "promptsmith_label_variants_parsed_total",
 			Help: "Variants a label's loads parsed from their files; a variant equal in a library served already is not parsed again.",
 		}, []string{"label"}),
+		cachePrefixChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "promptsmith_cache_prefix_changes_total",
+			Help: "Renders whose prompt up to its last cache breakpoint differs from the previous render of the same label, variant and ?cache_key: a provider's cached prefix missed. The last prefix of the 4096 keys seen most recently is kept.",
+		}, []string{"label", "variant"}),
 	}
 	m.registry.MustRegister(m.renders, m.duration, m.wait, m.bytes, m.inFlight, m.queued, m.bodyBytes, m.bodiesWaiting,
 		m.auditWrites, m.auditFailures, m.auditDuration, m.reloads, m.reloadFailures, m.library, m.requests, m.requestDuration,
-		m.labelFailing, m.labelFailures, m.labelSwitches, m.labelParsed,
+		m.labelFailing, m.labelFailures, m.labelSwitches, m.labelParsed, m.cachePrefixChanges,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

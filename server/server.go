@@ -80,8 +80,10 @@ type Server struct {
 	// inputs hold what callers send, personal data included.
 	AuditInputs bool
 
-	state    atomic.Pointer[state]
-	metrics  *metrics
+	state   atomic.Pointer[state]
+	metrics *metrics
+	// prefixes are the last cached prefixes rendered (cacheprefix.go).
+	prefixes *prefixes
 	mux      *http.ServeMux
 	routes   []route
 	gateOnce sync.Once
@@ -142,6 +144,7 @@ func New(lib *engine.Library) *Server {
 		MaxQueue:        DefaultMaxQueue,
 		MaxEventStreams: DefaultMaxEventStreams,
 		metrics:         newMetrics(),
+		prefixes:        newPrefixes(maxPrefixKeys),
 	}
 	s.state.Store(&state{lib: lib})
 	s.metrics.serving("", lib)
