@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strconv"
+	"strings"
 	"text/template"
 	"text/template/parse"
 
@@ -17,77 +18,143 @@ const callWeight = 4
 // executes, so that no template can run past the render's limits however
 // it loops or recurses:
 //
-//   - every template starts with {{ $_ := PromptsmithEnter NAME WEIGHT }}
-//     and ends with {{ $_ := PromptsmithLeave WEIGHT }}, which count how
+//   - every template starts with {{ $_ := PromptsmithEnterN }} and ends
+//     with {{ $_ := PromptsmithLeaveN }} (N its number), which count how
 //     deeply templates call each other through template and include
 //     together (text/template's own count starts again at every include)
-//     and how much stack they hold, WEIGHT being how deeply the template's
-//     blocks and pipelines nest;
-//   - every range's body starts with {{ $_ := PromptsmithTick }}, which
-//     checks the render's deadline at every iteration, even of a body that
-//     calls nothing.
+//     and how much stack they hold, by how deeply the template's blocks
+//     and pipelines nest;
+//   - every range's pipeline ends in | PromptsmithSeq (PromptsmithSeq2
+//     with two variables), which gives what it iterates over as an
+//     iterator that checks the render's deadline as it goes, even for a
+//     body that calls nothing.
 //
 // The actions declare a variable so that they print nothing. The
 // variant's own trees stay as parsed.
 func bound(t *template.Template, env *funcs.Env) error {
-	t.Funcs(env.Bounds())
+	var names []string
+	var weights []int
+	var trees []*parse.Tree
+	var targets []*template.Template
 	for _, x := range t.Templates() {
 		if x.Tree == nil || x.Tree.Root == nil {
 			continue
 		}
 		tree := x.Tree.Copy()
-		weight := callWeight + nesting(tree.Root)
+		names = append(names, x.Name())
+		weights = append(weights, callWeight+nesting(tree.Root))
+		trees = append(trees, tree)
+		targets = append(targets, x)
+	}
+	var ranges []funcs.Range
+	for i, tree := range trees {
 		pos := tree.Root.Pos
-		name := &parse.StringNode{NodeType: parse.NodeString, Pos: pos, Quoted: strconv.Quote(x.Name()), Text: x.Name()}
-		w := number(pos, weight)
-		tree.Root.Nodes = append([]parse.Node{bounds(tree, pos, funcs.EnterFunc, name, w)}, tree.Root.Nodes...)
-		tree.Root.Nodes = append(tree.Root.Nodes, bounds(tree, pos, funcs.LeaveFunc, number(pos, weight)))
-		tickRanges(tree, tree.Root)
-		if _, err := x.AddParseTree(x.Name(), tree); err != nil {
+		n := strconv.Itoa(i)
+		tree.Root.Nodes = append([]parse.Node{declare(tree, pos, funcs.EnterFunc+n)}, tree.Root.Nodes...)
+		tree.Root.Nodes = append(tree.Root.Nodes, declare(tree, pos, funcs.LeaveFunc+n))
+		seqRanges(tree, tree.Root, &ranges)
+		if _, err := targets[i].AddParseTree(names[i], tree); err != nil {
 			return err
 		}
 	}
+	t.Funcs(env.Bounds(names, weights, ranges))
 	return nil
 }
 
-func number(pos parse.Pos, n int) *parse.NumberNode {
-	return &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: int64(n), Text: strconv.Itoa(n)}
-}
-
-// bounds is the action {{ $_ := fn args... }}.
-func bounds(tree *parse.Tree, pos parse.Pos, fn string, args ...parse.Node) *parse.ActionNode {
+// declare is the action {{ $_promptsmith := fn }}.
+func declare(tree *parse.Tree, pos parse.Pos, fn string) *parse.ActionNode {
 	id := parse.NewIdentifier(fn).SetTree(tree).SetPos(pos)
-	cmd := &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: append([]parse.Node{id}, args...)}
+	cmd := &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{id}}
 	v := &parse.VariableNode{NodeType: parse.NodeVariable, Pos: pos, Ident: []string{"$_promptsmith"}}
 	return &parse.ActionNode{NodeType: parse.NodeAction, Pos: pos,
 		Pipe: &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Decl: []*parse.VariableNode{v}, Cmds: []*parse.CommandNode{cmd}}}
 }
 
-// tickRanges puts a PromptsmithTick at the start of the body of every
-// range below n.
-func tickRanges(tree *parse.Tree, n parse.Node) {
+// seqRanges ends the pipeline of every range below n in PromptsmithSeqN,
+// or PromptsmithSeq2N for a range with two variables, N its number in
+// ranges, which records the nodes of its body and its pipeline as
+// written.
+func seqRanges(tree *parse.Tree, n parse.Node, ranges *[]funcs.Range) {
 	switch n := n.(type) {
 	case *parse.ListNode:
 		if n == nil {
 			return
 		}
 		for _, c := range n.Nodes {
-			tickRanges(tree, c)
+			seqRanges(tree, c, ranges)
 		}
 	case *parse.IfNode:
-		tickRanges(tree, n.List)
-		tickRanges(tree, n.ElseList)
+		seqRanges(tree, n.List, ranges)
+		seqRanges(tree, n.ElseList, ranges)
 	case *parse.WithNode:
-		tickRanges(tree, n.List)
-		tickRanges(tree, n.ElseList)
+		seqRanges(tree, n.List, ranges)
+		seqRanges(tree, n.ElseList, ranges)
 	case *parse.RangeNode:
-		tickRanges(tree, n.List)
-		tickRanges(tree, n.ElseList)
-		if n.List == nil {
-			n.List = &parse.ListNode{NodeType: parse.NodeList, Pos: n.Pos}
+		seqRanges(tree, n.List, ranges)
+		seqRanges(tree, n.ElseList, ranges)
+		fn := funcs.SeqFunc
+		if len(n.Pipe.Decl) > 1 {
+			fn = funcs.Seq2Func
 		}
-		n.List.Nodes = append([]parse.Node{bounds(tree, n.Pos, funcs.TickFunc)}, n.List.Nodes...)
+		fn += strconv.Itoa(len(*ranges))
+		var written []string
+		for _, c := range n.Pipe.Cmds {
+			written = append(written, c.String())
+		}
+		*ranges = append(*ranges, funcs.Range{Body: nodes(n.List), Pipe: strings.Join(written, " | ")})
+		pos := n.Pipe.Position()
+		if k := len(n.Pipe.Cmds); k > 0 {
+			pos = n.Pipe.Cmds[k-1].Position()
+		}
+		id := parse.NewIdentifier(fn).SetTree(tree).SetPos(pos)
+		n.Pipe.Cmds = append(n.Pipe.Cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{id}})
 	}
+}
+
+// nodes counts the nodes below n: what one iteration of a range over n
+// may cost at most, ranges and calls inside aside.
+func nodes(n parse.Node) int {
+	count := 0
+	var walk func(parse.Node)
+	walk = func(n parse.Node) {
+		count++
+		switch n := n.(type) {
+		case *parse.ListNode:
+			if n != nil {
+				for _, c := range n.Nodes {
+					walk(c)
+				}
+			}
+		case *parse.ActionNode:
+			walk(n.Pipe)
+		case *parse.TemplateNode:
+			walk(n.Pipe)
+		case *parse.IfNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.WithNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.RangeNode:
+			walk(n.Pipe)
+			walk(n.List)
+			walk(n.ElseList)
+		case *parse.PipeNode:
+			if n != nil {
+				for _, c := range n.Cmds {
+					for _, a := range c.Args {
+						walk(a)
+					}
+				}
+			}
+		case *parse.ChainNode:
+			walk(n.Node)
+		}
+	}
+	walk(n)
+	return count
 }
 
 // nesting is how deeply blocks (if, with, range) and parenthesized

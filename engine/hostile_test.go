@@ -202,3 +202,23 @@ func TestRecursiveSchemaThatDoublesIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestRangesMeanWhatTheyMeant: the engine's iterator over long ranges
+// gives what text/template's own loop gives: items, sorted values of an
+// object, index and item, key and value, numbers below an integer, and
+// else for an empty list.
+func TestRangesMeanWhatTheyMeant(t *testing.T) {
+	body := `{{ $l := until 20000 }}{{ $m := dict "b" 2 "a" 1 "c" 3 }}` +
+		`{{ $n := 0 }}{{ range $l }}{{ $n = add $n . }}{{ end }}{{ $n }};` +
+		`{{ $n = 0 }}{{ range $i, $x := $l }}{{ $n = add $n $i }}{{ end }}{{ $n }};` +
+		`{{ range $k, $v := $m }}{{ $k }}{{ $v }}{{ end }};{{ range $m }}{{ . }}{{ end }};` +
+		`{{ $n = 0 }}{{ range $x := 20000 }}{{ $n = add $n $x }}{{ end }}{{ $n }};` +
+		`{{ range list }}x{{ else }}empty{{ end }}`
+	res, err := hostile(t, body, engine.Limits{}).Render(context.Background(), "hostile", engine.Input{Name: "in.json", Data: []byte(`{}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "199990000;199990000;a1b2c3;123;199990000;empty"; res.Text != want {
+		t.Errorf("got %q, want %q", res.Text, want)
+	}
+}

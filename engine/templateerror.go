@@ -58,6 +58,10 @@ func (v *Variant) templateErrorIn(err error, data map[string]any) *Error {
 	pos := v.position(file, lineNo, col)
 	reason := msg[last[1]:]
 	reason = callFail.ReplaceAllString(reason, "$1: ")
+	if rerr := (*funcs.RangeError)(nil); errors.As(err, &rerr) {
+		// The range's last command is the engine's: say what the author wrote.
+		at, reason = rerr.Pipe, rerr.Error()
+	}
 	var limit *funcs.LimitError
 	if errors.As(err, &limit) {
 		// The actions that count calls are the engine's, not the author's:
