@@ -25,6 +25,13 @@ type diffReport struct {
 	VariantsAdded   []string     `json:"variants_added"`
 	VariantsRemoved []string     `json:"variants_removed"`
 	Prompts         []promptDiff `json:"prompts"`
+	// CacheBreaks counts the prompts whose cached prefix changed, and
+	// CacheTokensUncached sums the tokens each no longer finds in a
+	// provider's cache: its last breakpoint's prefix less the tokens
+	// before the first byte that changed.
+	CacheBreaks         int `json:"cache_breaks,omitempty"`
+	CacheTokensUncached int `json:"cache_tokens_uncached,omitempty"`
+	counter             *tokens.Counter
 }
 
 // delta is a count of tokens at both sides: 0 on a side without the
@@ -45,7 +52,23 @@ type promptDiff struct {
 	Status   string        `json:"status"` // "changed", "added" or "removed"
 	Tokens   delta         `json:"tokens"`
 	Sections []sectionDiff `json:"sections"` // those whose text differs
-	Diff     string        `json:"diff"`     // unified, base first
+	// CacheBreak says where the change breaks the prompt's cached prefix
+	// (the base's text up to its last cache breakpoint); nil when the
+	// prefix is the same, or the base declares no breakpoint.
+	CacheBreak *cacheBreak `json:"cache_break,omitempty"`
+	Diff       string      `json:"diff"` // unified, base first
+}
+
+// cacheBreak is where a change breaks a cached prefix: the section and
+// the token (counted from 0 in the base prompt) where the first changed
+// byte is, the first breakpoint whose prefix it reaches, and the tokens
+// that move from cached to uncached.
+type cacheBreak struct {
+	Section    string `json:"section"`
+	Token      int    `json:"token"`
+	Byte       int    `json:"byte"`
+	Breakpoint string `json:"breakpoint"`
+	Uncached   int    `json:"uncached_tokens"`
 }
 
 // sectionDiff is one section whose text differs.
@@ -58,16 +81,17 @@ type sectionDiff struct {
 // rendered is a prompt as one side renders it; nil where the side has
 // no such prompt.
 type rendered struct {
-	text     string
-	sections []engine.Section
-	tokens   int
+	text        string
+	sections    []engine.Section
+	tokens      int
+	breakpoints []engine.Breakpoint
 }
 
 // compare renders every prompt of every variant at both sides. A variant
 // whose files both trees hold equal renders every prompt alike, and is
 // only counted.
 func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter *tokens.Counter) (*diffReport, error) {
-	r := &diffReport{Base: base, Head: head, VariantsAdded: []string{}, VariantsRemoved: []string{}, Prompts: []promptDiff{}}
+	r := &diffReport{Base: base, Head: head, VariantsAdded: []string{}, VariantsRemoved: []string{}, Prompts: []promptDiff{}, counter: counter}
 	names := slices.Sorted(slices.Values(slices.Concat(base.lib.Names(), head.lib.Names())))
 	names = slices.Compact(names)
 	for _, variant := range slices.Sorted(maps.Keys(inputs)) {
@@ -177,7 +201,7 @@ func (s *side) render(a *app, v *engine.Variant, name string, in engine.Input, c
 		e.Reason = fmt.Sprintf("%s/%s does not render at %s: %s", v.Name(), name, s.name(), e.Reason)
 		return nil, &e
 	}
-	return &rendered{text: res.Text, sections: res.Sections, tokens: res.Tokens}, nil
+	return &rendered{text: res.Text, sections: res.Sections, tokens: res.Tokens, breakpoints: res.Breakpoints}, nil
 }
 
 // add records a prompt that differs between the sides.
@@ -196,6 +220,13 @@ func (r *diffReport) add(variant, name, source string, base, head *rendered) {
 	before, after = base.text, head.text
 	p.Tokens = newDelta(base.tokens, head.tokens)
 	p.Sections = sectionDiffs(base, head)
+	if p.Status == "changed" {
+		p.CacheBreak = r.cacheBreakOf(base, head)
+	}
+	if p.CacheBreak != nil {
+		r.CacheBreaks++
+		r.CacheTokensUncached += p.CacheBreak.Uncached
+	}
 	id := variant + "/" + name
 	p.Diff = udiff.Unified(r.Base.label()+":"+id, r.Head.label()+":"+id, before, after)
 	r.Prompts = append(r.Prompts, p)
@@ -231,4 +262,46 @@ func sectionDiffs(base, head *rendered) []sectionDiff {
 		}
 	}
 	return out
+}
+
+// cacheBreakOf says where head breaks base's cached prefix (up to its last
+// breakpoint), or nil when it keeps it.
+func (r *diffReport) cacheBreakOf(base, head *rendered) *cacheBreak {
+	if len(base.breakpoints) == 0 {
+		return nil
+	}
+	last := base.breakpoints[len(base.breakpoints)-1]
+	prefix := base.text[:last.End]
+	if strings.HasPrefix(head.text, prefix) && len(head.breakpoints) > 0 && head.breakpoints[len(head.breakpoints)-1].End == last.End {
+		return nil
+	}
+	at := commonPrefixLen(prefix, head.text)
+	cb := &cacheBreak{Byte: at, Token: r.counter.CountTokens(base.text[:at])}
+	for _, s := range base.sections {
+		if at < s.End {
+			cb.Section = s.Name // the section it is in, or the next after a joiner
+			break
+		}
+	}
+	if cb.Section == "" && len(base.sections) > 0 {
+		cb.Section = base.sections[len(base.sections)-1].Name
+	}
+	for _, b := range base.breakpoints {
+		if at < b.End || (at == b.End && b == last) {
+			cb.Breakpoint = b.Section
+			break
+		}
+	}
+	cb.Uncached = max(last.Tokens-cb.Token, 0)
+	return cb
+}
+
+func commonPrefixLen(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }

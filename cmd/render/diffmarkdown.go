@@ -25,6 +25,10 @@ func (r *diffReport) markdown() string {
 	for _, v := range r.VariantsRemoved {
 		fmt.Fprintf(&b, " Variant `%s` removed.", v)
 	}
+	if r.CacheBreaks > 0 {
+		fmt.Fprintf(&b, " %d %s a cached prefix: %d tokens move from cached to uncached.", r.CacheBreaks,
+			plural(r.CacheBreaks, "prompt breaks", "prompts break"), r.CacheTokensUncached)
+	}
 	b.WriteString("\n")
 	if len(r.Prompts) == 0 {
 		return b.String()
@@ -35,6 +39,10 @@ func (r *diffReport) markdown() string {
 	}
 	for _, p := range r.Prompts {
 		fmt.Fprintf(&b, "\n#### %s: %s, %s tokens\n\n", p.title(), p.Status, signed(p.Tokens.Delta))
+		if c := p.CacheBreak; c != nil {
+			fmt.Fprintf(&b, "Cached prefix changed: at token %d (byte %d), in section `%s`, before the breakpoint after `%s`; %d tokens move from cached to uncached.\n\n",
+				c.Token, c.Byte, c.Section, c.Breakpoint, c.Uncached)
+		}
 		if len(p.Sections) > 0 {
 			b.WriteString("| section | status | tokens | Δ |\n|---|---|--:|--:|\n")
 			for _, s := range p.Sections {
