@@ -303,6 +303,10 @@ func (a *analysis) resolve(sc *scope, pipe [][]expr) schema.Node {
 				if val = schema.ListOf(arg); val.Open() {
 					val = a.operand(sc, cmd[1])
 				}
+			case fn == "entries":
+				val = schema.EntriesOf(arg)
+			case fn == "values":
+				val = schema.ListOf(arg.Elem())
 			case fn == "list" && len(cmd) > 1:
 				val = schema.ListOf(a.operand(sc, cmd[1]))
 			case fn == "get" && len(cmd) == 3 && cmd[2].tok != nil && cmd[2].tok.kind == tokString:

@@ -54,6 +54,9 @@ var scopeCases = []scopeCase{
 	{name: "a list built with append", text: "{{ $l := list }}{{ range .items }}{{ $l = append $l . }}{{ end }}{{ range $l }}{{ .‸", want: itemFields, notWant: []string{"title"}},
 	{name: "a list appended to in a branch, ranged in with", text: "{{ $l := list -}}\n{{ range .items }}{{ if .price }}{{ $l = append $l . }}{{ end }}{{ end -}}\n{{ with $l }}\n{{ range . }}\n- {{ .‸ }}\n{{ end }}{{ end }}", want: itemFields, notWant: []string{"title"}},
 	{name: "a list of one value", text: "{{ range list .owner }}{{ .‸", want: personFields},
+	{name: "range over entries", text: "{{ range entries .stock }}{{ .‸", want: []string{"key", "value"}, notWant: []string{"count"}},
+	{name: "an entry's value", text: "{{ range entries .stock }}{{ .value.‸", want: []string{"count"}},
+	{name: "range over values", text: "{{ range values .stock }}{{ .‸", want: []string{"count"}},
 	{name: "with", text: "{{ with .owner }}{{ .‸ }}{{ end }}", want: personFields, notWant: []string{"title", "sku"}},
 	{name: "range's pipeline inside with", text: "{{ with .owner }}{{ range .‸", want: personFields, notWant: []string{"title"}},
 	{name: "range over $ inside with", text: "{{ with .owner }}{{ range $.items }}{{ .‸", want: itemFields},
@@ -230,5 +233,18 @@ func TestLspJSONExampleKeys(t *testing.T) {
 	}
 	if line := strings.Split(fixture.ShopFiles()[shopSchema], "\n")[locs[0].Range.Start.Line]; !strings.Contains(line, `"title"`) {
 		t.Errorf("definition lands on %q", line)
+	}
+}
+
+// TestLspEntries: inside range entries, key and value are explained; they
+// stand in no schema file, so there is nowhere to jump to.
+func TestLspEntries(t *testing.T) {
+	c := start(t, fixture.Shop(t))
+	pos := c.cursorIn(shopMain, "{{ range entries .stock }}{{ .ke‸y }}{{ end }}", map[string]bool{})
+	if h := c.hover(shopMain, pos); !strings.Contains(h, "**key** `string`") {
+		t.Errorf("hover on .key: %q", h)
+	}
+	if locs := c.definition(shopMain, pos); len(locs) != 0 {
+		t.Errorf("definition of .key: %+v", locs)
 	}
 }

@@ -52,7 +52,7 @@ func (n Node) About(name string) About {
 		if !ok {
 			continue
 		}
-		if a.Position == "" {
+		if a.Position == "" && p.Location != "" { // not one ListOf or EntriesOf made
 			a.Position = n.set.position(p, "")
 		}
 		n.set.describe(p, &a)

@@ -16,3 +16,25 @@ func ListOf(n Node) Node {
 	}
 	return Node{set: n.set, alts: []*jsonschema.Schema{{Types: []string{"array"}, Items2020: items}}}
 }
+
+// EntriesOf is the node of what entries gives for an object n describes:
+// a list of {key, value} objects, key a string and value what the
+// object's values are.
+func EntriesOf(n Node) Node {
+	if n.Open() {
+		return Node{set: n.set}
+	}
+	value := &jsonschema.Schema{Description: "The entry's value."}
+	if elem := n.Elem(); !elem.Open() {
+		value.AnyOf = elem.alts
+	}
+	pair := &jsonschema.Schema{
+		Types:    []string{"object"},
+		Required: []string{"key", "value"},
+		Properties: map[string]*jsonschema.Schema{
+			"key":   {Types: []string{"string"}, Description: "The entry's key."},
+			"value": value,
+		},
+	}
+	return Node{set: n.set, alts: []*jsonschema.Schema{{Types: []string{"array"}, Items2020: pair}}}
+}

@@ -33,3 +33,24 @@ func TestListOf(t *testing.T) {
 		t.Errorf("a list of unknown values is not open")
 	}
 }
+
+// TestEntriesOf: entries of an object is a list of {key, value}, value
+// what the object's values are.
+func TestEntriesOf(t *testing.T) {
+	root := load(t, "note").Root()
+	groups, _ := root.Field("groups")
+	pair := schema.EntriesOf(groups).Elem()
+	if got := pair.Names(); !slices.Equal(got, []string{"key", "value"}) {
+		t.Errorf("an entry names %v", got)
+	}
+	if a := pair.About("key"); !slices.Equal(a.Types, []string{"string"}) || !a.Required {
+		t.Errorf("an entry's key: %+v", a)
+	}
+	value, _ := pair.Field("value")
+	if got := value.Names(); !slices.Equal(got, []string{"color"}) {
+		t.Errorf("an entry's value names %v", got)
+	}
+	if !schema.EntriesOf(schema.Node{}).Open() {
+		t.Errorf("the entries of an unknown value are not open")
+	}
+}
