@@ -71,7 +71,6 @@ func readOnly(t *testing.T, target string, opts ...audit.Option) *audit.Store {
 	return opened(t, audit.OpenReadOnly, target, opts...)
 }
 
-//
 // Its statement timeout is two minutes unless the test gives one: the
 // default's 5 s bounds a production write, and a test's reads of
 // thousands of levels on a loaded machine must not fail on a timing.
