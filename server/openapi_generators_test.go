@@ -59,7 +59,7 @@ func forGenerators(t *testing.T, srv *server.Server) {
 			}
 			if _, ok := n["$ref"]; ok && schema && len(n) > 1 {
 				for k := range n {
-					if !slices.Contains([]string{"$ref", "description", "title", "default", "examples"}, k) {
+					if !slices.Contains([]string{"$ref", "description", "title", "default", "x-default", "examples"}, k) {
 						bad = append(bad, at+": $ref beside "+k)
 					}
 				}
@@ -77,7 +77,7 @@ func forGenerators(t *testing.T, srv *server.Server) {
 						walk(list, at+"/"+k, true)
 					}
 					continue
-				case "enum", "const", "default", "examples", "required":
+				case "enum", "const", "default", "x-default", "examples", "required":
 					continue
 				}
 				if k == "additionalProperties" {

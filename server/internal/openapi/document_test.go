@@ -81,13 +81,16 @@ func TestGeneratorDefaultsAndFreeForm(t *testing.T) {
 		t.Errorf("required %s, want [name payload]: mode has a default", got)
 	}
 	props := in["properties"].(map[string]any)
+	if m := props["mode"].(map[string]any); m["default"] != nil || m["x-default"] != "fast" {
+		t.Errorf("a default is x-default, which openapi-typescript does not make required: %v", m)
+	}
 	if props["payload"].(map[string]any)["additionalProperties"] != true {
 		t.Errorf("a free-form object: %v", props["payload"])
 	}
 	if props["agents"].(map[string]any)["additionalProperties"].(map[string]any)["additionalProperties"] != true {
 		t.Errorf("a map of free-form objects: %v", props["agents"])
 	}
-	if _, ok := in["additionalProperties"]; ok {
-		t.Errorf("an object that names its properties: %v", in["additionalProperties"])
+	if in["additionalProperties"] != true {
+		t.Errorf("an object that names its properties and says nothing of others takes them, as JSON Schema reads it: %v", in["additionalProperties"])
 	}
 }

@@ -24,7 +24,9 @@ import (
 //   - a property that has a default is not required: the server fills it
 //     in, so a caller may leave it out (openapi-typescript would make it
 //     a required field of the request's type otherwise, and oapi-codegen
-//     a field that is always sent);
+//     a field that is always sent); its default is given as x-default,
+//     since openapi-typescript with its default settings makes any
+//     property with a default required whatever the required list says;
 //   - an object that names none of its properties takes any
 //     ("additionalProperties": true), which generators type as a map of
 //     anything rather than as an object that may hold nothing
@@ -116,6 +118,14 @@ func generatorSchema(node any, input string, names map[string]string) any {
 		forbidOutright(out)
 		optionalDefaults(out)
 		freeForm(out)
+		if d, has := out["default"]; has {
+			// openapi-typescript, by default, makes a property with a
+			// default a required field of the type (defaultNonNullable:
+			// the server's answers always have it), requests included: the
+			// default is kept as x-default, which generators pass over.
+			delete(out, "default")
+			out["x-default"] = d
+		}
 		if r, ok := out["$ref"]; ok && constrains(out) {
 			delete(out, "$ref")
 			out = withAllOf(out, map[string]any{"$ref": r})
@@ -214,7 +224,9 @@ func optionalDefaults(s map[string]any) {
 	kept := []any{}
 	for _, r := range required {
 		p, _ := props[fmt.Sprint(r)].(map[string]any)
-		if _, has := p["default"]; !has {
+		_, has := p["default"]
+		_, moved := p["x-default"]
+		if !has && !moved {
 			kept = append(kept, r)
 		}
 	}
@@ -225,15 +237,27 @@ func optionalDefaults(s map[string]any) {
 	}
 }
 
-// freeForm makes an object schema that names no properties, nor what its
-// others are, take any.
+// freeForm says of an object schema that says nothing of the properties
+// it does not name what JSON Schema means by that: it takes any others
+// ("additionalProperties": true). Generators read an absent
+// additionalProperties as none: openapi-typescript types an object that
+// names no properties as Record<string, never>, and refuses an input's
+// extra field that the schema accepts and the server ignores.
 func freeForm(s map[string]any) {
-	if s["type"] != "object" {
+	_, props := s["properties"]
+	if s["type"] != "object" { // a member of an allOf adds to its object's
 		return
 	}
-	for _, k := range []string{"properties", "patternProperties", "additionalProperties", "$ref", "allOf", "anyOf", "oneOf", "unevaluatedProperties"} {
+	for _, k := range []string{"additionalProperties", "unevaluatedProperties", "$ref"} {
 		if _, has := s[k]; has {
 			return
+		}
+	}
+	if !props {
+		for _, k := range []string{"patternProperties", "allOf", "anyOf", "oneOf"} {
+			if _, has := s[k]; has {
+				return
+			}
 		}
 	}
 	s["additionalProperties"] = true

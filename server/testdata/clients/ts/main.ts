@@ -1,30 +1,33 @@
 // Renders every example of every variant through the TypeScript client:
 // openapi-fetch over the types openapi-typescript generated from the
 // server's OpenAPI document (api.d.ts, written by .ci/clients). Each
-// example goes through its variant's own operation with a body of the
-// variant's generated input type, and must answer 200 with the prompt the
-// server renders from the example as written. Exits 1 naming any that does
-// not.
+// example is a constant of its variant's generated input type
+// (examples.gen.ts, written by gen-examples.mjs), as written and with its
+// defaulted fields left out, and goes through the variant's own
+// operation: no cast anywhere, so tsc --strict checks that the generated
+// types accept both. Each must answer 200 with the prompt the server
+// renders from the example as written. Exits 1 naming any that does not.
 import createClient from "openapi-fetch";
-import yaml from "js-yaml";
 import type { components, paths } from "./api.js";
+import { delegation, space, squad, swarm, workspace, variants, type Example } from "./examples.gen.js";
 
 declare const process: { argv: string[]; exitCode: number };
 
-type Input<V extends string> = components["schemas"][`${V}Input` & keyof components["schemas"]];
 type Result = components["schemas"]["Result"];
 
 const [url, token] = process.argv.slice(2);
 const client = createClient<paths>({ baseUrl: url, headers: { Authorization: `Bearer ${token}` } });
 
-// Each variant's own operation, with its typed body: a variant the client
-// was not generated for has none.
-const renderers: Record<string, (body: unknown) => Promise<Result | undefined>> = {
-  delegation: async (body) => (await client.POST("/v1/render/delegation", { body: body as Input<"delegation"> })).data,
-  space: async (body) => (await client.POST("/v1/render/space", { body: body as Input<"space"> })).data,
-  squad: async (body) => (await client.POST("/v1/render/squad", { body: body as Input<"squad"> })).data,
-  swarm: async (body) => (await client.POST("/v1/render/swarm", { body: body as Input<"swarm"> })).data,
-  workspace: async (body) => (await client.POST("/v1/render/workspace", { body: body as Input<"workspace"> })).data,
+// A hand-written input with every defaulted field left out: what a
+// caller types, checked by tsc against the generated type.
+const handWritten: components["schemas"]["delegationInput"] = {
+  parent: { agent_id: "lead", prompt_key: "ops/lead@v1", prompt: "# Lead\n\nYou lead." },
+  delegation: {
+    reason: "The lead is busy.",
+    expected_completion: "return the failing host's name",
+    task_summary: "Find the failing host.",
+    required_outputs: ["The host's name."],
+  },
 };
 
 async function asWritten(variant: string, example: string): Promise<string> {
@@ -34,31 +37,44 @@ async function asWritten(variant: string, example: string): Promise<string> {
     body: example,
   });
   if (res.status !== 200) throw new Error(`the render as written answered ${res.status}`);
-  return ((await res.json()) as Result).text;
+  const body: Result = await res.json();
+  return body.text;
 }
 
-async function main(): Promise<void> {
-  const { data: variants, response } = await client.GET("/v1/variants");
-  if (!variants) throw new Error(`GET /v1/variants answered ${response.status}`);
+// check renders each example of a variant, as written and bare, through
+// render, and compares with the render of the example as written.
+async function check<In>(variant: string, examples: Example<In>[], render: (body: In) => Promise<Result | undefined>): Promise<number> {
   let n = 0;
-  for (const v of variants) {
-    const render = renderers[v.name];
-    if (!render) throw new Error(`the generated client has no operation for variant ${v.name}: regenerate it`);
-    for (const name of v.examples) {
-      const ex = await client.GET("/v1/variants/{variant}/examples/{example}", {
-        params: { path: { variant: v.name as paths["/v1/variants/{variant}/examples/{example}"]["get"]["parameters"]["path"]["variant"], example: name } },
-        parseAs: "text",
-      });
-      if (ex.data === undefined) throw new Error(`${v.name} example ${name}: fetching it answered ${ex.response.status}`);
-      const result = await render(yaml.load(ex.data));
-      if (!result) throw new Error(`${v.name} example ${name}: the typed render did not answer 200`);
-      if (result.text !== (await asWritten(v.name, ex.data))) {
-        throw new Error(`${v.name} example ${name}: the typed render differs from the render of the example as written`);
-      }
+  for (const ex of examples) {
+    const want = await asWritten(variant, ex.asWritten);
+    const forms: { form: string; body: In }[] = [
+      { form: "as written", body: ex.full },
+      { form: "with its defaults left out", body: ex.bare },
+    ];
+    for (const { form, body } of forms) {
+      const result = await render(body);
+      if (!result) throw new Error(`${variant} example ${ex.name} ${form}: the typed render did not answer 200`);
+      if (result.text !== want) throw new Error(`${variant} example ${ex.name} ${form}: the typed render differs from the render of the example as written`);
       n++;
     }
   }
-  console.log(`client (TypeScript): rendered ${n} examples of ${variants.length} variants through their typed operations, each byte for byte as written`);
+  return n;
+}
+
+async function main(): Promise<void> {
+  const handled = ["delegation", "space", "squad", "swarm", "workspace"];
+  for (const v of variants) {
+    if (!handled.includes(v)) throw new Error(`the client program has no operation for variant ${v}: add it`);
+  }
+  let n = 0;
+  n += await check("delegation", delegation, async (body) => (await client.POST("/v1/render/delegation", { body })).data);
+  n += await check("space", space, async (body) => (await client.POST("/v1/render/space", { body })).data);
+  n += await check("squad", squad, async (body) => (await client.POST("/v1/render/squad", { body })).data);
+  n += await check("swarm", swarm, async (body) => (await client.POST("/v1/render/swarm", { body })).data);
+  n += await check("workspace", workspace, async (body) => (await client.POST("/v1/render/workspace", { body })).data);
+  const hand = await client.POST("/v1/render/delegation", { body: handWritten });
+  if (!hand.data) throw new Error(`the hand-written input answered ${hand.response.status}`);
+  console.log(`client (TypeScript): rendered ${n / 2} examples of ${variants.length} variants through their typed operations, as written and with their defaults left out, each byte for byte as the example as written, and a hand-written input; no casts`);
 }
 
 main().catch((err: unknown) => {
