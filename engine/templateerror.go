@@ -58,16 +58,8 @@ func (v *Variant) templateErrorIn(err error, data map[string]any) *Error {
 	pos := v.position(file, lineNo, col)
 	reason := msg[last[1]:]
 	reason = callFail.ReplaceAllString(reason, "$1: ")
-	if rerr := (*funcs.RangeError)(nil); errors.As(err, &rerr) {
-		// The range's last command is the engine's: say what the author wrote.
-		at, reason = rerr.Pipe, rerr.Error()
-	}
-	var limit *funcs.LimitError
-	if errors.As(err, &limit) {
-		// The actions that count calls are the engine's, not the author's:
-		// the position is the template's, the reason the limit's.
-		e := &Error{Kind: KindTemplate, Position: pos, Reason: limit.Msg, Err: err}
-		return e.Hint("%s", limit.Hint)
+	if e := engineCause(err, pos, &at, &reason); e != nil {
+		return e
 	}
 	e := &Error{Kind: KindTemplate, Position: pos, Reason: reason, Err: err}
 	if at != "" {
@@ -617,4 +609,21 @@ func actionEndOrOpen(src string, i int) (end, open int) {
 		}
 	}
 	return -1, open
+}
+
+// engineCause is the error of a limit of the engine's (too deep calls),
+// met in an action the engine added to the trees it runs, at the
+// template's position; nil for any other error. A range over a value it
+// cannot go over is reported as the author wrote the range, at and reason
+// rewritten, since the range's last command is the engine's.
+func engineCause(err error, pos string, at, reason *string) *Error {
+	if rerr := (*funcs.RangeError)(nil); errors.As(err, &rerr) {
+		*at, *reason = rerr.Pipe, rerr.Error()
+	}
+	var limit *funcs.LimitError
+	if errors.As(err, &limit) {
+		e := &Error{Kind: KindTemplate, Position: pos, Reason: limit.Msg, Err: err}
+		return e.Hint("%s", limit.Hint)
+	}
+	return nil
 }
