@@ -2,8 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"text/template"
 	"text/template/parse"
 
 	"github.com/promptsmith/promptsmith/internal/lint"
@@ -19,8 +21,34 @@ func (v *Variant) headingFindings() []lint.Finding {
 	if len(want) == 0 || v.tmpl == nil {
 		return nil
 	}
-	var texts []string
-	dynamic := false
+	texts, dynamic := templateTexts(v.tmpl.Templates())
+	if dynamic {
+		return nil
+	}
+	var out []lint.Finding
+	for i, h := range want {
+		text := strings.TrimSpace(strings.TrimLeft(h, "#"))
+		if slices.ContainsFunc(texts, func(s string) bool { return strings.Contains(s, text) }) {
+			continue
+		}
+		pos := v.dir + "/prompt.yaml"
+		if line := manifestLine(v.raw, "checks", "headings", i); line > 0 {
+			pos += ":" + strconv.Itoa(line)
+		}
+		where := "the template of the section it belongs in"
+		if i > 0 {
+			where = fmt.Sprintf("the template that writes %q, after it, or the next section's", want[i-1])
+		}
+		out = append(out, lint.Finding{Position: pos, Severity: lint.Error, Kind: lint.KindLint,
+			Message: fmt.Sprintf("checks.headings requires %q, and no template writes it: every prompt fails the check; write the line %s in %s, or remove it from checks.headings", h, h, where)})
+	}
+	return out
+}
+
+// templateTexts are the texts of templates: their text and the strings
+// of their actions; dynamic says one of them may write a heading whose text
+// an action gives ("## {{ .title }}", printf "## %s").
+func templateTexts(templates []*template.Template) (texts []string, dynamic bool) {
 	var walk func(n parse.Node)
 	walk = func(n parse.Node) {
 		switch n := n.(type) {
@@ -72,37 +100,10 @@ func (v *Variant) headingFindings() []lint.Finding {
 			walk(n.Pipe)
 		}
 	}
-	for _, t := range v.tmpl.Templates() {
+	for _, t := range templates {
 		if t.Tree != nil && t.Tree.Root != nil {
 			walk(t.Tree.Root)
 		}
 	}
-	if dynamic {
-		return nil
-	}
-	var out []lint.Finding
-	for i, h := range want {
-		text := strings.TrimSpace(strings.TrimLeft(h, "#"))
-		found := false
-		for _, s := range texts {
-			if strings.Contains(s, text) {
-				found = true
-				break
-			}
-		}
-		if found {
-			continue
-		}
-		pos := v.dir + "/prompt.yaml"
-		if line := manifestLine(v.raw, "checks", "headings", i); line > 0 {
-			pos += ":" + strconv.Itoa(line)
-		}
-		where := "the template of the section it belongs in"
-		if i > 0 {
-			where = fmt.Sprintf("the template that writes %q, after it, or the next section's", want[i-1])
-		}
-		out = append(out, lint.Finding{Position: pos, Severity: lint.Error, Kind: lint.KindLint,
-			Message: fmt.Sprintf("checks.headings requires %q, and no template writes it: every prompt fails the check; write the line %s in %s, or remove it from checks.headings", h, h, where)})
-	}
-	return out
+	return texts, dynamic
 }

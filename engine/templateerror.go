@@ -69,16 +69,11 @@ func (v *Variant) templateErrorIn(err error, data map[string]any) *Error {
 	if col0 >= 0 && at != "" {
 		site = v.findFieldSite(file, lineNo, col0, at)
 	}
-	if v.explainTypes(e, reason, file, lineNo, col0, at, data) {
-		return e
-	}
 	switch {
+	case v.explainTypes(e, reason, file, lineNo, col0, at, data): // an error of types, said in the schema's words
 	case noKey.MatchString(reason):
 		key := noKey.FindStringSubmatch(reason)[1]
-		if site != nil && v.explainField(e, site, key, "") {
-			return e
-		}
-		if v.explainFromLint(e, key) {
+		if (site != nil && v.explainField(e, site, key, "")) || v.explainFromLint(e, key) {
 			return e
 		}
 		obj := "."

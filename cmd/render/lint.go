@@ -17,16 +17,13 @@ func (a *app) lintCommand() *cobra.Command {
 		Short: "Check the library before any input is rendered: fields and types, templates, manifests, schemas, examples",
 		Long: `lint checks the variants named (all when none is) without an input of yours:
 
-  - every field every template reads, in every branch, is one the schema
-    defines (with the closest name when it is not; inside a partial, from
-    what its callers pass), and an optional field is read behind hasKey or
-    get;
-  - every expression fits the schema's types, in every branch: no comparison
-    of two types (eq .count "3" of an integer), no text compared with a field
-    whose enum does not hold it, no range over text, no index of a scalar or
-    past maxItems, no arithmetic on text, no printf verb that does not fit its
-    argument, no field read on a text; every heading checks.headings requires
-    is written by some template;
+  - every field every template reads, in every branch (in a partial, of what
+    its callers pass), is one the schema defines (with the closest name when
+    it is not), and an optional field is read behind hasKey or get;
+  - every expression fits the schema's types: no comparison of two types, no
+    text outside a field's enum, no range over text, no index of a scalar or
+    past maxItems, no arithmetic on text, no printf verb that misfits, no
+    field of a text; every heading checks.headings requires has a template;
   - include and template names, sections and template files, the manifest;
     every variant that does not load, each with its error;
   - the schema: every default and example is valid where it stands, every

@@ -197,9 +197,14 @@ func (w *walker) checkCompare(id *parse.IdentifierNode, call string, kinds []kin
 			call, first.text, article(first.words), other.text, article(other.words), fix)
 		return
 	}
-	if id.Ident != "eq" && id.Ident != "ne" {
-		return
+	if id.Ident == "eq" || id.Ident == "ne" {
+		w.checkEnum(id, call, kinds, vals, piped)
 	}
+}
+
+// checkEnum checks the texts eq or ne compares a field with against the
+// values its enum lists: one that is not among them never compares equal.
+func (w *walker) checkEnum(id *parse.IdentifierNode, call string, kinds []kind, vals []value, piped *value) {
 	// The field compared, and the texts it is compared with.
 	fieldAt := -1
 	for i, k := range kinds {
