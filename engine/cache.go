@@ -196,7 +196,7 @@ func (v *Variant) cacheFindings(rep CacheReport) []lint.Finding {
 			continue
 		}
 		out = append(out, lint.Finding{Position: r.Position, Severity: lint.Error, Kind: lint.KindLint,
-			Message: fmt.Sprintf("section %s reads %s before the cache breakpoint after %s: the prefix a provider caches would change on every request; move the breakpoint before %s, or read %s after it",
+			Message: fmt.Sprintf("section %s reads %s, before the cache breakpoint after %s: the prefix a provider caches would change on every request; move the breakpoint before %s, or read %s after it",
 				r.Section, r.what(), strings.Join(after, ", "), r.Section, r.Field)})
 	}
 	return out
