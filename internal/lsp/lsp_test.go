@@ -174,10 +174,16 @@ func TestLspCompletionInExamplesAndManifests(t *testing.T) {
 	c.open(shopManifest)
 	c.replace(shopManifest, "join: \"\\n\"\n", "join: \"\\n\"\nver\n")
 	got = c.complete(shopManifest, c.at(shopManifest, "\nver"))
-	for _, want := range []string{"verbatim", "checks", "ids", "budget"} {
+	for _, want := range []string{"verbatim", "checks", "ids", "budget", "cache"} {
 		if !slices.Contains(got, want) {
 			t.Errorf("manifest keys %v, missing %s", got, want)
 		}
+	}
+	// Inside cache:, its own keys, from the manifest's schema.
+	c.replace(shopManifest, "join: \"\\n\"\nver\n", "join: \"\\n\"\ncache:\n  vo\n")
+	got = c.complete(shopManifest, c.at(shopManifest, "\n  vo"))
+	if !slices.Contains(got, "volatile") || !slices.Contains(got, "breakpoints") || slices.Contains(got, "sections") {
+		t.Errorf("cache keys: %v", got)
 	}
 }
 
