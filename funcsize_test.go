@@ -3,11 +3,12 @@ package promptsmith_test
 import (
 	"fmt"
 	"go/ast"
+	"go/build"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -29,49 +30,21 @@ const (
 func TestFunctionLength(t *testing.T) {
 	var long []string
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for _, dir := range moduleDirs(t) {
+		pkg, err := build.ImportDir(dir, 0)
+		if err != nil && len(pkg.IgnoredGoFiles) == 0 {
+			continue // no Go package here, or only tests
 		}
-		if d.IsDir() {
-			switch d.Name() {
-			case "testdata", "node_modules", "bench", "editors":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		if ast.IsGenerated(f) {
-			return nil
-		}
-		for _, decl := range f.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Body == nil {
-				continue
-			}
-			lines := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
-			name := fn.Name.Name
-			if fn.Recv != nil {
-				name = receiverType(fn.Recv.List[0].Type) + "." + name
-			}
-			switch {
-			case lines > maxFuncLines:
-				t.Errorf("%s: %s is %d lines, over %d: split it", fset.Position(fn.Pos()), name, lines, maxFuncLines)
-				long = append(long, fmt.Sprintf("%4d %s (%s)", lines, name, path))
-			case lines > longFuncLines:
-				long = append(long, fmt.Sprintf("%4d %s (%s)", lines, name, path))
+		for _, file := range append(pkg.GoFiles, pkg.IgnoredGoFiles...) {
+			if err := longFunctions(fset, filepath.Join(dir, file), &long); err != nil {
+				t.Fatal(err)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	}
+	for _, l := range long {
+		if n, _ := strconv.Atoi(strings.TrimSpace(l[:4])); n > maxFuncLines {
+			t.Errorf("%s is over %d lines: split it", l, maxFuncLines)
+		}
 	}
 	slices.Sort(long)
 	slices.Reverse(long)
@@ -79,4 +52,35 @@ func TestFunctionLength(t *testing.T) {
 	if len(long) > maxLongFuncs {
 		t.Errorf("%d functions are over %d lines, more than %d:\n%s", len(long), longFuncLines, maxLongFuncs, strings.Join(long, "\n"))
 	}
+}
+
+// longFunctions adds to long each function of the file at path over
+// longFuncLines lines: "<lines> <name> (<path>)". A generated file and a
+// test file count for nothing.
+func longFunctions(fset *token.FileSet, path string, long *[]string) error {
+	if strings.HasSuffix(path, "_test.go") {
+		return nil
+	}
+	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+	if err != nil {
+		return err
+	}
+	if ast.IsGenerated(f) {
+		return nil
+	}
+	for _, decl := range f.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || fn.Body == nil {
+			continue
+		}
+		lines := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1
+		name := fn.Name.Name
+		if fn.Recv != nil {
+			name = receiverType(fn.Recv.List[0].Type) + "." + name
+		}
+		if lines > longFuncLines {
+			*long = append(*long, fmt.Sprintf("%4d %s (%s)", lines, name, filepath.ToSlash(path)))
+		}
+	}
+	return nil
 }

@@ -78,29 +78,15 @@ func layerOf(layers []layer, pkg string) (layer, bool) {
 func TestLayers(t *testing.T) {
 	layers := layerTable(t)
 	checked := 0
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		switch d.Name() {
-		case "testdata", "node_modules", "bench", "editors", "deploy":
-			return filepath.SkipDir
-		}
-		if strings.HasPrefix(d.Name(), ".") && path != "." {
-			return filepath.SkipDir
-		}
-		pkg, err := build.ImportDir(path, 0)
+	for _, rel := range moduleDirs(t) {
+		pkg, err := build.ImportDir(rel, 0)
 		if err != nil && len(pkg.TestGoFiles)+len(pkg.XTestGoFiles) == 0 {
-			return nil // no Go package here
+			continue // no Go package here
 		}
-		rel := filepath.ToSlash(path)
 		own, ok := layerOf(layers, rel)
 		if !ok {
 			t.Errorf("%s is in no layer of docs/architecture.md", rel)
-			return nil
+			continue
 		}
 		checked++
 		for _, imp := range pkg.Imports {
@@ -121,12 +107,34 @@ func TestLayers(t *testing.T) {
 				t.Errorf("%s (%s) imports %s (%s), a layer below it", rel, own.name, dep, l.name)
 			}
 		}
+	}
+	if checked < 30 {
+		t.Fatalf("checked only %d packages", checked)
+	}
+}
+
+// moduleDirs lists the folders of the module that may hold its packages,
+// relative to its root, with slashes: not testdata, another module
+// (bench), the editors' plugins, deployment files or hidden folders.
+func moduleDirs(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		switch d.Name() {
+		case "testdata", "node_modules", "bench", "editors", "deploy":
+			return filepath.SkipDir
+		}
+		if strings.HasPrefix(d.Name(), ".") && path != "." {
+			return filepath.SkipDir
+		}
+		dirs = append(dirs, filepath.ToSlash(path))
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if checked < 30 {
-		t.Fatalf("checked only %d packages", checked)
-	}
+	return dirs
 }

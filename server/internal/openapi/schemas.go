@@ -45,7 +45,7 @@ func kinds() []engine.Kind {
 // descriptions document the components ("Result") and their members
 // ("Result.text") in the OpenAPI document.
 func descriptions() map[string]string {
-	return map[string]string{
+	d := map[string]string{
 		"Result":                   "A rendered prompt and what is known about it, as render --format json prints it.",
 		"Result.variant":           "The variant rendered.",
 		"Result.text":              "The prompt.",
@@ -82,6 +82,15 @@ func descriptions() map[string]string {
 		"Provenance.library_short": "Its first 12 hex digits.",
 		"Provenance.variant":       "Hex SHA-256 of the variant's own manifest, templates and schema.",
 		"Provenance.version":       "The module version of the program.",
+	}
+	maps.Copy(d, moreDescriptions())
+	return d
+}
+
+// moreDescriptions document the errors, reports and records the API
+// answers, as descriptions does the results.
+func moreDescriptions() map[string]string {
+	return map[string]string{
 		"Error": "A problem, with what it concerns as members of its own. kind says who must act: input (the input is malformed or breaks " +
 			"the schema or a rule), check (the prompt failed a check of the manifest), usage (the call is wrong: unknown variant, example, " +
 			"parameter, method, token), template (the library is wrong), internal (the program's fault), unavailable (the server cannot " +
