@@ -26,49 +26,8 @@ type jsonContainer struct {
 // jsonPlaceAt finds the place at off in a JSON text; ok is false outside
 // of any object or list (or after the document's end).
 func jsonPlaceAt(text string, off int) (jsonPlace, bool) {
-	var stack []jsonContainer
-	quote := -1 // the offset of the quote of a string open at off
-	for i := 0; i < off; i++ {
-		switch c := text[i]; c {
-		case '{':
-			stack = append(stack, jsonContainer{object: true, expectKey: true})
-		case '[':
-			stack = append(stack, jsonContainer{})
-		case '}', ']':
-			if len(stack) == 0 {
-				return jsonPlace{}, false
-			}
-			stack = stack[:len(stack)-1]
-		case ',':
-			if n := len(stack); n > 0 && stack[n-1].object {
-				stack[n-1].expectKey, stack[n-1].key = true, ""
-			}
-		case ':':
-			if n := len(stack); n > 0 && stack[n-1].object {
-				stack[n-1].expectKey = false
-			}
-		case '"':
-			end := i + 1
-			for end < off && text[end] != '"' && text[end] != '\n' {
-				if text[end] == '\\' {
-					end++
-				}
-				end++
-			}
-			if end >= off || text[end] == '\n' {
-				if end >= off {
-					quote = i
-				}
-				i = end
-				break
-			}
-			if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].expectKey {
-				stack[n-1].key = unquoteJSON(text[i+1 : end])
-			}
-			i = end
-		}
-	}
-	if len(stack) == 0 {
+	stack, quote, ok := jsonScan(text, off)
+	if !ok || len(stack) == 0 {
 		return jsonPlace{}, false
 	}
 	var p jsonPlace
@@ -108,6 +67,51 @@ func jsonPlaceAt(text string, off int) (jsonPlace, bool) {
 		}
 	}
 	return p, true
+}
+
+// jsonScan reads text up to off: the objects and lists open there, and
+// the offset of the quote of a string open there (or -1). ok is false
+// when more close than opened.
+func jsonScan(text string, off int) (stack []jsonContainer, quote int, ok bool) {
+	quote = -1
+	for i := 0; i < off; i++ {
+		n := len(stack)
+		switch c := text[i]; c {
+		case '{':
+			stack = append(stack, jsonContainer{object: true, expectKey: true})
+		case '[':
+			stack = append(stack, jsonContainer{})
+		case '}', ']':
+			if n == 0 {
+				return nil, -1, false
+			}
+			stack = stack[:n-1]
+		case ',':
+			if n > 0 && stack[n-1].object {
+				stack[n-1].expectKey, stack[n-1].key = true, ""
+			}
+		case ':':
+			if n > 0 && stack[n-1].object {
+				stack[n-1].expectKey = false
+			}
+		case '"':
+			end := i + 1
+			for end < off && text[end] != '"' && text[end] != '\n' {
+				if text[end] == '\\' {
+					end++
+				}
+				end++
+			}
+			switch {
+			case end >= off:
+				quote = i
+			case text[end] == '"' && n > 0 && stack[n-1].object && stack[n-1].expectKey:
+				stack[n-1].key = unquoteJSON(text[i+1 : end])
+			}
+			i = end
+		}
+	}
+	return stack, quote, true
 }
 
 // unquoteJSON is a key's text without its escapes, as far as keys of a

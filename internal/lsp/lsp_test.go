@@ -27,7 +27,7 @@ func TestLspDiagnosticsFollowTheBuffer(t *testing.T) {
 	c.diagnostics(shopMain, none)
 
 	// a misspelt field, typed and unsaved: underlined with the closest name
-	c.replace(shopMain, "# {{ .title }}\n", "# {{ .title }} {{ .owner.nmae }}\n")
+	c.replace(shopMain, "# {{ .title }}", "# {{ .title }} {{ .owner.nmae }}")
 	ds := c.diagnostics(shopMain, has("nmae", `"name"`))
 	d := find(ds, "nmae", `"name"`)
 	text := c.text(shopMain)
@@ -119,7 +119,7 @@ func TestLspCompletion(t *testing.T) {
 	c := start(t, fixture.Shop(t))
 	c.open(shopMain)
 
-	c.replace(shopMain, "# {{ .title }}\n", "# {{ .title }} {{ .owner. }}\n")
+	c.replace(shopMain, "# {{ .title }}", "# {{ .title }} {{ .owner. }}")
 	got := c.complete(shopMain, c.at(shopMain, "{{ .owner."))
 	for _, want := range personFields {
 		if !slices.Contains(got, want) {
@@ -134,7 +134,7 @@ func TestLspCompletion(t *testing.T) {
 	// $. is the input whatever the dot
 	c.replace(shopMain, "{{ .price }}", "{{ $.a }}")
 	got = c.complete(shopMain, c.at(shopMain, "{{ $."))
-	if !slices.Contains(got, "title") || !slices.Contains(got, "items") || slices.Contains(got, "sku") {
+	if !slices.Contains(got, "title") || !slices.Contains(got, "items") || !slices.Contains(got, "catalog_id") || slices.Contains(got, "sku") {
 		t.Errorf("$. completes %v", got)
 	}
 	// functions from the catalog
@@ -194,6 +194,10 @@ func TestLspHover(t *testing.T) {
 	h := c.hover(shopMain, c.at(shopMain, "{{ .owner.na"))
 	if !strings.Contains(h, "**name**") || !strings.Contains(h, "full name") || !strings.Contains(h, "required") {
 		t.Errorf("hover on .owner.name: %q", h)
+	}
+	h = c.hover(shopMain, c.at(shopMain, "{{ .catalog"))
+	if !strings.Contains(h, "added by the engine") {
+		t.Errorf("hover on an id: %q", h)
 	}
 	h = c.hover(shopMain, c.at(shopMain, "{{ range ta"))
 	if !strings.Contains(h, "take") || !strings.Contains(h, "Example") {
