@@ -3,7 +3,10 @@
 // (client.gen.go, written by .ci/clients): each through its variant's own
 // typed operation, the example decoded into the generated input type. It
 // checks that each answers 200 with the prompt the server renders from the
-// example as written, and exits 1 naming any that does not.
+// example as written, and that the example with its defaulted fields left
+// out (every field whose value is the x-default the document gives it)
+// renders the same prompt through the same operation; it exits 1 naming
+// any that does not.
 package main
 
 import (
@@ -13,8 +16,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
+	"reflect"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -46,10 +52,14 @@ func run(url, token string) error {
 	if list.JSON200 == nil {
 		return fmt.Errorf("GET /v1/variants answered %d", list.StatusCode())
 	}
+	doc, err := document(url, token)
+	if err != nil {
+		return err
+	}
 	n, same := 0, 0
 	for _, v := range *list.JSON200 {
 		for _, ex := range v.Examples {
-			identical, err := renderExample(ctx, c, url, token, v.Name, ex)
+			identical, err := renderExample(ctx, c, doc, url, token, v.Name, ex)
 			if err != nil {
 				return fmt.Errorf("%s example %s: %w", v.Name, ex, err)
 			}
@@ -62,7 +72,7 @@ func run(url, token string) error {
 			}
 		}
 	}
-	fmt.Printf("client (Go): rendered %d examples of %d variants through their typed operations; %d byte for byte as written\n",
+	fmt.Printf("client (Go): rendered %d examples of %d variants through their typed operations, as written and with their defaults left out; %d byte for byte as written\n",
 		n, len(*list.JSON200), same)
 	return nil
 }
@@ -71,7 +81,7 @@ func run(url, token string) error {
 // and as written, and reports whether the prompts are the same: they
 // differ only where the input has an object of any keys whose order the
 // prompt shows, since the generated type holds it in a Go map.
-func renderExample(ctx context.Context, c *ClientWithResponses, url, token, variant, example string) (bool, error) {
+func renderExample(ctx context.Context, c *ClientWithResponses, doc map[string]any, url, token, variant, example string) (bool, error) {
 	raw, err := c.GetV1VariantsVariantExamplesExampleWithResponse(ctx, GetV1VariantsVariantExamplesExampleParamsVariant(variant), example)
 	if err != nil {
 		return false, err
@@ -93,6 +103,17 @@ func renderExample(ctx context.Context, c *ClientWithResponses, url, token, vari
 	}
 	if typed.Text == "" || !allPassed(typed.Checks) {
 		return false, fmt.Errorf("the typed render has no prompt or failed a check")
+	}
+	bareData, err := bareJSON(doc, variant, data)
+	if err != nil {
+		return false, err
+	}
+	bare, err := renderTyped(ctx, c, variant, bareData)
+	if err != nil {
+		return false, fmt.Errorf("with its defaults left out: %w", err)
+	}
+	if bare.Text != typed.Text {
+		return false, fmt.Errorf("with its defaults left out, the typed render differs from the example's")
 	}
 	return typed.Text == want, nil
 }
@@ -116,7 +137,7 @@ func renderTyped(ctx context.Context, c *ClientWithResponses, variant string, da
 			if err != nil {
 				return nil, 0, err
 			}
-			return r.JSON200, r.StatusCode(), nil
+			return result(r.JSON200, r.StatusCode())
 		})
 	case "space":
 		return renderWith(data, func(in SpaceInput) (*Result, int, error) {
@@ -124,7 +145,7 @@ func renderTyped(ctx context.Context, c *ClientWithResponses, variant string, da
 			if err != nil {
 				return nil, 0, err
 			}
-			return r.JSON200, r.StatusCode(), nil
+			return result(r.JSON200, r.StatusCode())
 		})
 	case "squad":
 		return renderWith(data, func(in SquadInput) (*Result, int, error) {
@@ -132,7 +153,7 @@ func renderTyped(ctx context.Context, c *ClientWithResponses, variant string, da
 			if err != nil {
 				return nil, 0, err
 			}
-			return r.JSON200, r.StatusCode(), nil
+			return result(r.JSON200, r.StatusCode())
 		})
 	case "swarm":
 		return renderWith(data, func(in SwarmInput) (*Result, int, error) {
@@ -140,7 +161,7 @@ func renderTyped(ctx context.Context, c *ClientWithResponses, variant string, da
 			if err != nil {
 				return nil, 0, err
 			}
-			return r.JSON200, r.StatusCode(), nil
+			return result(r.JSON200, r.StatusCode())
 		})
 	case "workspace":
 		return renderWith(data, func(in WorkspaceInput) (*Result, int, error) {
@@ -148,10 +169,23 @@ func renderTyped(ctx context.Context, c *ClientWithResponses, variant string, da
 			if err != nil {
 				return nil, 0, err
 			}
-			return r.JSON200, r.StatusCode(), nil
+			return result(r.JSON200, r.StatusCode())
 		})
 	}
 	return nil, fmt.Errorf("the generated client has no operation for variant %s: regenerate it", variant)
+}
+
+// result is the Result of a render's 200 answer, whose body is one of
+// the forms ?format= picks (Result by default); nil for another status.
+func result[Body interface{ AsResult() (Result, error) }](body *Body, code int) (*Result, int, error) {
+	if body == nil {
+		return nil, code, nil
+	}
+	res, err := (*body).AsResult()
+	if err != nil {
+		return nil, code, fmt.Errorf("the answer is not a Result: %w", err)
+	}
+	return &res, code, nil
 }
 
 // renderWith decodes data into In and renders it with call.
@@ -195,4 +229,101 @@ func asJSON(example []byte) ([]byte, error) {
 		return nil, err
 	}
 	return json.Marshal(v)
+}
+
+// document is the server's OpenAPI document, decoded.
+func document(url, token string) (map[string]any, error) {
+	req, _ := http.NewRequest("GET", url+"/v1/openapi.json", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var doc map[string]any
+	if resp.StatusCode != 200 {
+		return nil, fmt.Errorf("GET /v1/openapi.json answered %d", resp.StatusCode)
+	}
+	return doc, json.NewDecoder(resp.Body).Decode(&doc)
+}
+
+// bareJSON is an example (JSON) without the fields whose value is their
+// default, at every level, by the variant's input schema in doc.
+func bareJSON(doc map[string]any, variant string, data []byte) ([]byte, error) {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	schemas, _ := dig(doc, "components", "schemas").(map[string]any)
+	input, ok := schemas[variant+"Input"]
+	if !ok {
+		return nil, fmt.Errorf("the document has no components.schemas.%sInput", variant)
+	}
+	return json.Marshal(bare(v, input, schemas))
+}
+
+// dig walks m by keys.
+func dig(m any, keys ...string) any {
+	for _, k := range keys {
+		mm, _ := m.(map[string]any)
+		m = mm[k]
+	}
+	return m
+}
+
+// resolve follows a reference to its component.
+func resolve(s any, schemas map[string]any) map[string]any {
+	m, _ := s.(map[string]any)
+	for m != nil {
+		ref, ok := m["$ref"].(string)
+		if !ok {
+			break
+		}
+		m, _ = schemas[strings.TrimPrefix(ref, "#/components/schemas/")].(map[string]any)
+	}
+	return m
+}
+
+// properties is every property an object schema names, its allOf
+// members' included.
+func properties(s any, schemas map[string]any) map[string]any {
+	m := resolve(s, schemas)
+	out := map[string]any{}
+	if p, ok := m["properties"].(map[string]any); ok {
+		maps.Copy(out, p)
+	}
+	all, _ := m["allOf"].([]any)
+	for _, member := range all {
+		maps.Copy(out, properties(member, schemas))
+	}
+	return out
+}
+
+// bare is v without the fields whose value is their x-default.
+func bare(v, s any, schemas map[string]any) any {
+	m := resolve(s, schemas)
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = bare(e, m["items"], schemas)
+		}
+		return out
+	case map[string]any:
+		props := properties(m, schemas)
+		out := map[string]any{}
+		for k, e := range x {
+			p := resolve(props[k], schemas)
+			if d, ok := p["x-default"]; ok && reflect.DeepEqual(d, e) {
+				continue
+			}
+			sub := props[k]
+			if sub == nil {
+				sub = m["additionalProperties"]
+			}
+			out[k] = bare(e, sub, schemas)
+		}
+		return out
+	}
+	return v
 }

@@ -14,6 +14,14 @@ import { delegation, space, squad, swarm, workspace, variants, type Example } fr
 declare const process: { argv: string[]; exitCode: number };
 
 type Result = components["schemas"]["Result"];
+// A render's 200 answer: a Result, or with ?format= a provider's request.
+type Rendered = Result | components["schemas"]["AnthropicRequest"] | components["schemas"]["OpenAIRequest"];
+
+// resultOf is the Result of a render's answer, narrowed by its fields
+// (no cast): undefined for another status or form.
+function resultOf(data: Rendered | undefined): Result | undefined {
+  return data !== undefined && "text" in data ? data : undefined;
+}
 
 const [url, token] = process.argv.slice(2);
 const client = createClient<paths>({ baseUrl: url, headers: { Authorization: `Bearer ${token}` } });
@@ -67,11 +75,11 @@ async function main(): Promise<void> {
     if (!handled.includes(v)) throw new Error(`the client program has no operation for variant ${v}: add it`);
   }
   let n = 0;
-  n += await check("delegation", delegation, async (body) => (await client.POST("/v1/render/delegation", { body })).data);
-  n += await check("space", space, async (body) => (await client.POST("/v1/render/space", { body })).data);
-  n += await check("squad", squad, async (body) => (await client.POST("/v1/render/squad", { body })).data);
-  n += await check("swarm", swarm, async (body) => (await client.POST("/v1/render/swarm", { body })).data);
-  n += await check("workspace", workspace, async (body) => (await client.POST("/v1/render/workspace", { body })).data);
+  n += await check("delegation", delegation, async (body) => resultOf((await client.POST("/v1/render/delegation", { body })).data));
+  n += await check("space", space, async (body) => resultOf((await client.POST("/v1/render/space", { body })).data));
+  n += await check("squad", squad, async (body) => resultOf((await client.POST("/v1/render/squad", { body })).data));
+  n += await check("swarm", swarm, async (body) => resultOf((await client.POST("/v1/render/swarm", { body })).data));
+  n += await check("workspace", workspace, async (body) => resultOf((await client.POST("/v1/render/workspace", { body })).data));
   const hand = await client.POST("/v1/render/delegation", { body: handWritten });
   if (!hand.data) throw new Error(`the hand-written input answered ${hand.response.status}`);
   console.log(`client (TypeScript): rendered ${n / 2} examples of ${variants.length} variants through their typed operations, as written and with their defaults left out, each byte for byte as the example as written, and a hand-written input; no casts`);
