@@ -195,13 +195,14 @@ func TestGatherSwarm(t *testing.T) {
 	if r.stderr != "" {
 		t.Errorf("warnings: %s", r.stderr)
 	}
+	// What each probe gathered is in the prompt, however the templates
+	// word what stands around it.
 	for _, want := range []string{
-		"- **Working directory:** `" + dir + "`\n",
-		"```text\n M main.go\n?? AGENTS.md\n```\n",
-		" Start the service\n```\n",
-		"## Project Instructions\n",
+		dir,
+		" M main.go\n?? AGENTS.md\n",
+		" Start the service\n",
 		"# Rules\n\nRun `go test ./...`.\n",
-		"## Available Tasks (from beads)\n\n- SWARM-42: [open] Implement user authentication endpoint\n",
+		"SWARM-42", "Implement user authentication endpoint",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the prompt lacks %q:\n%s", want, r.stdout)
