@@ -81,11 +81,12 @@ func (k kind) nonNull() []string {
 }
 
 // goKinds are the kinds of value text/template's comparisons see for a
-// kind: "" when one of its types is not a basic one (a list, an object,
-// null), which lint leaves alone.
+// kind, null left out (eq of null with anything is false, not an error):
+// none when one of its types is not a basic one (a list, an object), which
+// lint leaves alone.
 func (k kind) goKinds() []string {
 	t := k.nonNull()
-	if len(k.types) == 0 || len(t) == 0 || len(t) < len(k.types) {
+	if len(t) == 0 {
 		return nil
 	}
 	var out []string

@@ -82,6 +82,8 @@ func TestTypes(t *testing.T) {
 			[]string{at + `1:21: error: eq .count "3": .count is an integer and "3" is a string: they never compare`, `write the number without quotes: eq .count 3`}},
 		{"a text with a number", `{{ if gt .name 3 }}{{ end }}`,
 			[]string{at + `1:7: error: gt .name 3: .name is a string and 3 is an integer`, `write the text in quotes: gt .name "3"`}},
+		{"a text that may be null with a number", `{{ if eq .maybe 3 }}{{ end }}`,
+			[]string{at + `1:7: error: eq .maybe 3: .maybe is a string or null and 3 is an integer`}},
 		{"a boolean with a text, piped", `{{ .ok | eq "yes" }}`,
 			[]string{at + `1:10: error: eq "yes": .ok is a boolean and "yes" is a string`}},
 		{"a value not in the enum", `{{ if eq .mode "fsat" }}{{ end }}`,

@@ -223,7 +223,12 @@ func (n Node) Words() string {
 	}
 	var words []string
 	for _, t := range types {
-		words = append(words, n.typeWords(t))
+		if t != "null" {
+			words = append(words, n.typeWords(t))
+		}
+	}
+	if slices.Contains(types, "null") {
+		words = append(words, "null") // "string or null", as authors write a nullable field
 	}
 	w := strings.Join(words, " or ")
 	if vals, ok := n.Enum(); ok && len(vals) > 0 && len(vals) <= 12 {

@@ -44,7 +44,7 @@ func TestTypes(t *testing.T) {
 	}{
 		{"count", []string{"integer"}, "integer", -1},
 		{"price", []string{"integer", "number"}, "number", -1},
-		{"maybe", []string{"null", "string"}, "null or string", -1},
+		{"maybe", []string{"null", "string"}, "string or null", -1},
 		{"mode", []string{"string"}, `string (one of "fast", "slow")`, -1},
 		{"level", []string{"integer", "number"}, "number (one of 1, 2, 3)", -1},
 		{"either", []string{"integer", "string"}, "integer or string", -1},
