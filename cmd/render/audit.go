@@ -148,17 +148,24 @@ HMAC-SHA256 of each row, and a read refuses a row whose signature is missing or
 wrong: a writer without the key cannot forge a record that verifies. render
 audit verify checks the whole store.`,
 	}
-	// lookup opens the store and finds the prompt a command names.
-	lookup := func(key string, use func(store *audit.Store, hash string) error) error {
-		return a.withAuditStore(func(store *audit.Store) error {
-			hash, err := store.Resolve(a.ctx, key)
-			if err != nil {
-				return err
-			}
-			return use(store, hash)
-		})
-	}
-	chain := &cobra.Command{
+	cmd.AddCommand(a.auditChainCommand(), a.auditShowCommand(), a.auditVerifyCommand(), a.pruneCommand(), a.replayCommand())
+	return cmd
+}
+
+// lookupPrompt opens the store and finds the prompt a command names.
+func (a *app) lookupPrompt(key string, use func(store *audit.Store, hash string) error) error {
+	return a.withAuditStore(func(store *audit.Store) error {
+		hash, err := store.Resolve(a.ctx, key)
+		if err != nil {
+			return err
+		}
+		return use(store, hash)
+	})
+}
+
+// auditChainCommand is render audit chain.
+func (a *app) auditChainCommand() *cobra.Command {
+	return &cobra.Command{
 		Use:   "chain <hash|id>",
 		Short: "List a prompt and the prompts it embeds, down to the root of its delegation chain",
 		Long: `chain lists a prompt and the prompts it embeds, one line each from the subagent
@@ -168,10 +175,14 @@ the same entries with sizes, SHA-256 and full provenance; render audit show prin
 a prompt's text.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return lookup(args[0], a.printChain)
+			return a.lookupPrompt(args[0], a.printChain)
 		},
 	}
-	show := &cobra.Command{
+}
+
+// auditShowCommand is render audit show.
+func (a *app) auditShowCommand() *cobra.Command {
+	return &cobra.Command{
 		Use:   "show <hash|id>",
 		Short: "Print a stored prompt exactly as it was rendered",
 		Long: `show prints a stored prompt exactly as it was rendered, byte for byte.
@@ -180,10 +191,14 @@ size, the time it was recorded, its text, and, for a render fitted to a budget
 (--max-tokens), the budget report: what was cut and the tokens that saved.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return lookup(args[0], a.printPrompt)
+			return a.lookupPrompt(args[0], a.printPrompt)
 		},
 	}
-	verify := &cobra.Command{
+}
+
+// auditVerifyCommand is render audit verify.
+func (a *app) auditVerifyCommand() *cobra.Command {
+	return &cobra.Command{
 		Use:   "verify",
 		Short: "Check every row of the audit store: addresses, SHA-256, embedded prompts, and signatures with --audit-key",
 		Long: `verify reads every row of the audit store and checks that each prompt's parts
@@ -210,8 +225,6 @@ found, 2 when the store cannot be opened or read.`,
 			})
 		},
 	}
-	cmd.AddCommand(chain, show, verify, a.pruneCommand(), a.replayCommand())
-	return cmd
 }
 
 // pruneCommand is render audit prune.

@@ -19,6 +19,7 @@
 //	render audit chain <hash|id>                          a recorded prompt and those it embeds, to the root
 //	render audit show <hash|id>                           a recorded prompt, byte for byte
 //	render audit verify                                   check every row of the audit store
+//	render audit prune [--older-than D] [--keep N]        remove old prompts, and what only they hold
 //	render audit replay <hash|id> [--ref REF]             render a recorded prompt again from its input
 //
 // Writing a library:
