@@ -60,7 +60,7 @@ func shellBlocks(t *testing.T, doc string) []shellBlock {
 			break
 		}
 		var body []string
-		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+		for i++; i < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[i]), "```"); i++ {
 			body = append(body, lines[i])
 		}
 		b.text = strings.Join(body, "\n") + "\n"
