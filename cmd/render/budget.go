@@ -42,6 +42,9 @@ func budgetReport(res *engine.Result) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "budget %d of %d tokens (%d before cuts, %d renders, first %d bytes unchanged)\n",
 		b.Tokens, b.MaxTokens, b.FullTokens, b.Renders, b.StablePrefix)
+	if len(res.Breakpoints) > 0 {
+		fmt.Fprintf(&s, "  cached prefix %d tokens, up to the breakpoint after %s: never cut\n", b.PrefixTokens, res.Breakpoints[len(res.Breakpoints)-1].Section)
+	}
 	for _, c := range b.Cuts {
 		what := "dropped"
 		switch c.Kind {
