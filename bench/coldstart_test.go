@@ -3,11 +3,15 @@ package bench
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/promptsmith/promptsmith"
 )
 
 // BenchmarkColdStart runs the render binary as a user's shell does, one
@@ -60,6 +64,82 @@ func BenchmarkColdStart(b *testing.B) {
 	b.Run("paired", func(b *testing.B) {
 		paired(b, example, base{"x-help", help})
 	})
+
+	// A library working copy: templates/ and schemas/ in the folder the
+	// render runs in, which it loads instead of the embedded library.
+	copyDir := b.TempDir()
+	writeLibrary(b, copyDir)
+	inCopy := func() error {
+		cmd := exec.Command(bin, "delegation", "--example", "revoked-deploy")
+		cmd.Dir, cmd.Env, cmd.Stdout = copyDir, env, io.Discard
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("render delegation in a working copy: %v\n%s", err, stderr.String())
+		}
+		return nil
+	}
+	b.Run("workcopy-paired", func(b *testing.B) {
+		paired(b, inCopy, base{"x-help", help})
+	})
+
+	// --tokens o200k_base against the same render without it, in time
+	// and in peak resident memory (the children's rusage Maxrss).
+	var rss [2]int64
+	var runs [2]int64
+	measured := func(i int, args ...string) func() error {
+		return func() error {
+			cmd := exec.Command(bin, args...)
+			cmd.Dir, cmd.Env, cmd.Stdout = work, env, io.Discard
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("render %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+			}
+			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+				rss[i] += ru.Maxrss
+				runs[i]++
+			}
+			return nil
+		}
+	}
+	b.Run("tokens-paired", func(b *testing.B) {
+		rss, runs = [2]int64{}, [2]int64{}
+		paired(b, measured(0, "delegation", "--example", "revoked-deploy", "--tokens", "o200k_base"),
+			base{"x-plain", measured(1, "delegation", "--example", "revoked-deploy")})
+		if runs[0] > 0 && runs[1] > 0 {
+			tok, plain := float64(rss[0])/float64(runs[0]), float64(rss[1])/float64(runs[1])
+			b.ReportMetric(tok/1024, "tokens-maxrss-MB")
+			b.ReportMetric(plain/1024, "plain-maxrss-MB")
+			b.ReportMetric(tok/plain, "x-plain-rss")
+		}
+	})
+}
+
+// writeLibrary writes the embedded library's templates/ and schemas/
+// into dir, as a user's working copy of the library holds them.
+func writeLibrary(b *testing.B, dir string) {
+	b.Helper()
+	lib := promptsmith.FS()
+	for _, root := range []string{"templates", "schemas"} {
+		err := fs.WalkDir(lib, root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			target := filepath.Join(dir, filepath.FromSlash(path))
+			if d.IsDir() {
+				return os.MkdirAll(target, 0o755)
+			}
+			data, err := fs.ReadFile(lib, path)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(target, data, 0o644)
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // buildRender builds cmd/render of the main module (the parent folder)

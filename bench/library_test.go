@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"text/template"
+	"time"
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
@@ -398,6 +399,40 @@ func BenchmarkLoad(b *testing.B) {
 			if _, err := engine.LoadStrict(promptsmith.FS()); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+	// The first render of the delegation example after a load, as a
+	// command's, against the next one, warm (x-warm, target ≤ 3): each op
+	// loads the library untimed, then times both.
+	b.Run("first-render", func(b *testing.B) {
+		var first, warm time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			lib, err := engine.Load(promptsmith.FS())
+			if err != nil {
+				b.Fatal(err)
+			}
+			v, err := lib.Variant("delegation")
+			if err != nil {
+				b.Fatal(err)
+			}
+			in, err := v.Example("revoked-deploy")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			for i, spent := range []*time.Duration{&first, &warm} {
+				start := time.Now()
+				if _, err := v.Render(context.Background(), in); err != nil {
+					b.Fatalf("render %d: %v", i+1, err)
+				}
+				*spent += time.Since(start)
+			}
+		}
+		b.ReportMetric(float64(first.Microseconds())/float64(b.N), "first-µs")
+		b.ReportMetric(float64(warm.Microseconds())/float64(b.N), "warm-µs")
+		if warm > 0 {
+			b.ReportMetric(float64(first)/float64(warm), "x-warm")
 		}
 	})
 }
