@@ -122,7 +122,7 @@ func (s *Store) Input(ctx context.Context, address string) ([]byte, error) {
 // verifyInputs is Verify's check of the inputs: each one's bytes hash to
 // its address, and each prompt that names an input names one the store
 // holds. A store without the inputs table has none to check.
-func (s *Store) verifyInputs(ctx context.Context, add func(...Problem)) error {
+func (s *Store) verifyInputs(ctx context.Context, since string, add func(...Problem)) error {
 	if !s.origin {
 		return nil
 	}
@@ -131,7 +131,8 @@ func (s *Store) verifyInputs(ctx context.Context, add func(...Problem)) error {
 		return err
 	}
 	defer done()
-	rows, err := db.QueryContext(ctx, `SELECT hash, data FROM inputs ORDER BY hash`)
+	where, args := sinceClause("", since)
+	rows, err := db.QueryContext(ctx, s.be.rebind(`SELECT hash, data FROM inputs`+where+` ORDER BY hash`), args...)
 	if err != nil {
 		return err
 	}
@@ -150,8 +151,14 @@ func (s *Store) verifyInputs(ctx context.Context, add func(...Problem)) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	rows, err = db.QueryContext(ctx, `SELECT pr.hash FROM prompts pr LEFT JOIN inputs i ON i.hash = pr.input
-		WHERE pr.input <> '' AND i.hash IS NULL ORDER BY pr.hash`)
+	where, args = sinceClause("pr.", since)
+	if where == "" {
+		where = " WHERE"
+	} else {
+		where += " AND"
+	}
+	rows, err = db.QueryContext(ctx, s.be.rebind(`SELECT pr.hash FROM prompts pr LEFT JOIN inputs i ON i.hash = pr.input`+where+`
+		pr.input <> '' AND i.hash IS NULL ORDER BY pr.hash`), args...)
 	if err != nil {
 		return err
 	}

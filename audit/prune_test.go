@@ -2,7 +2,9 @@ package audit_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,4 +97,51 @@ func verifyClean(t *testing.T, store *audit.Store) {
 	if len(rep.Problems) > 0 {
 		t.Fatalf("verify after a prune: %v", rep.Problems)
 	}
+}
+
+// TestVerifySince: VerifySince reads what was recorded since a time: a
+// row changed before it is left to Verify, one changed after it is found.
+func TestVerifySince(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		store := open(t, b.target)
+		clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		audit.SetClock(store, func() time.Time { return clock })
+		old := recordDelegation(t, store, delegate(t, "a January root", "january"))
+		clock = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+		recent := recordDelegation(t, store, delegate(t, "a March root", "march"))
+		db := b.db(t)
+		if b.name == "sqlite" { // b.db reads only
+			w, err := sql.Open("sqlite", "file:"+b.target)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			db = w
+		}
+		rebind := func(q string) string {
+			if b.name == "postgres" {
+				return strings.NewReplacer("?1", "$1", "?2", "$2").Replace(q)
+			}
+			return strings.NewReplacer("?1", "?", "?2", "?").Replace(q)
+		}
+		if _, err := db.Exec(rebind(`UPDATE prompts SET sha256 = ?1 WHERE hash = ?2`), audit.Hash("forged"), old); err != nil {
+			t.Fatal(err)
+		}
+		february := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
+		rep, err := store.VerifySince(ctx, february)
+		if err != nil || len(rep.Problems) != 0 || rep.Prompts == 0 {
+			t.Fatalf("since February, with a January row changed: %v %+v", err, rep)
+		}
+		if rep, err := store.Verify(ctx); err != nil || len(rep.Problems) != 1 || rep.Problems[0].Hash != old {
+			t.Fatalf("a whole verify misses the January row: %v %+v", err, rep.Problems)
+		}
+		if _, err := db.Exec(rebind(`UPDATE prompts SET sha256 = ?1 WHERE hash = ?2`), audit.Hash("forged"), recent); err != nil {
+			t.Fatal(err)
+		}
+		rep, err = store.VerifySince(ctx, february)
+		if err != nil || len(rep.Problems) != 1 || rep.Problems[0].Hash != recent {
+			t.Fatalf("since February, with a March row changed: %v %+v", err, rep.Problems)
+		}
+	})
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
 )
@@ -239,21 +240,6 @@ func (t *tree) check(key []byte) []Problem {
 	return ps
 }
 
-// touches reports whether t holds a prompt, or parts, among bad.
-func (t *tree) touches(bad map[string]bool) bool {
-	for h := range t.parts {
-		if bad[h] {
-			return true
-		}
-	}
-	for h := range t.rows {
-		if bad[h] {
-			return true
-		}
-	}
-	return false
-}
-
 // integrityError is the error of a read that found problems.
 func (s *Store) integrityError(ps []Problem) error {
 	reason := "fails verification: " + ps[0].String()
@@ -310,8 +296,22 @@ type Report struct {
 //
 // Cost: one pass over the store, with one prompt's parts in memory at a
 // time (and the addresses of the prompts left to check), then the text of
-// every prompt recorded itself that embeds another, to check its SHA-256.
-func (s *Store) Verify(ctx context.Context) (Report, error) {
+// every prompt recorded itself that embeds another, to check its SHA-256,
+// read a batch of prompts' trees at a time.
+func (s *Store) Verify(ctx context.Context) (Report, error) { return s.verify(ctx, "") }
+
+// VerifySince is Verify of the rows recorded since a time: the prompts
+// recorded (or first stored as embedded) then, their parts and ids, the
+// prompts they embed as far as their text needs, and the inputs recorded
+// then. It reads what is new, not the whole store: a check to run after
+// each day, with Verify now and then for what only a whole pass finds
+// (parts and ids whose prompt is gone).
+func (s *Store) VerifySince(ctx context.Context, since time.Time) (Report, error) {
+	return s.verify(ctx, since.UTC().Format(time.RFC3339))
+}
+
+// verify checks the rows recorded at or after since ("" for every row).
+func (s *Store) verify(ctx context.Context, since string) (Report, error) {
 	rep := Report{Signatures: s.key != nil, Problems: []Problem{}}
 	seen := map[string]bool{}
 	add := func(ps ...Problem) {
@@ -322,37 +322,110 @@ func (s *Store) Verify(ctx context.Context) (Report, error) {
 			}
 		}
 	}
-	whole, bad, err := s.verifyRows(ctx, &rep, add)
+	whole, bad, err := s.verifyRows(ctx, since, &rep, add)
 	if err != nil {
 		return Report{}, s.readError(err)
 	}
-	if err := s.verifyInputs(ctx, add); err != nil {
+	if err := s.verifyInputs(ctx, since, add); err != nil {
 		return Report{}, s.readError(err)
 	}
-	// The SHA-256 of a text that embeds another: its whole text, assembled,
-	// for each prompt whose rows all verified.
-	for _, h := range whole {
-		if err := ctx.Err(); err != nil {
-			return Report{}, s.readError(err)
-		}
-		t, err := s.load(ctx, h)
-		if err != nil {
-			return Report{}, err
-		}
-		if t.touches(bad) {
-			continue // a prompt it embeds is reported already
-		}
-		sum, err := textSum(t.parts, h)
-		if err != nil {
-			add(Problem{Table: "prompts", Hash: h, Reason: "its text cannot be assembled: " + err.Error()})
-			continue
-		}
-		if p := sumProblem(t.rows[h], sum); p != nil {
-			add(*p)
-		}
+	if err := s.verifyWhole(ctx, whole, bad, add); err != nil {
+		return Report{}, s.readError(err)
 	}
 	sortProblems(rep.Problems)
 	return rep, nil
+}
+
+// wholeBatch is the number of prompts whose trees one query reads to
+// check their texts' SHA-256.
+const wholeBatch = 64
+
+// verifyWhole checks the SHA-256 of the whole text of each prompt in
+// whole (a text that embeds another, assembled) whose rows all verified:
+// the parts of a batch of prompts' trees in one query.
+func (s *Store) verifyWhole(ctx context.Context, whole []promptRow, bad map[string]bool, add func(...Problem)) error {
+	for len(whole) > 0 {
+		batch := whole[:min(len(whole), wholeBatch)]
+		whole = whole[len(batch):]
+		parts, err := s.treeParts(ctx, batch)
+		if err != nil {
+			return err
+		}
+		for i := range batch {
+			r := &batch[i]
+			if touches(parts, r.hash, bad) {
+				continue // a prompt it embeds is reported already
+			}
+			sum, err := textSum(parts, r.hash)
+			if err != nil {
+				add(Problem{Table: "prompts", Hash: r.hash, Reason: "its text cannot be assembled: " + err.Error()})
+				continue
+			}
+			if p := sumProblem(r, sum); p != nil {
+				add(*p)
+			}
+		}
+	}
+	return nil
+}
+
+// treeParts reads the parts of the prompts of roots and of every prompt
+// they embed, to any depth.
+func (s *Store) treeParts(ctx context.Context, roots []promptRow) (map[string][]part, error) {
+	db, done, err := s.be.reader(ctx, s.db)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	args := make([]any, len(roots))
+	for i, r := range roots {
+		args[i] = r.hash
+	}
+	q := `WITH RECURSIVE tree(h) AS (
+		SELECT hash FROM prompts WHERE hash IN (?` + strings.Repeat(", ?", len(roots)-1) + `)
+		UNION SELECT p.child FROM parts p JOIN tree ON p.hash = tree.h WHERE p.child <> ''
+	) SELECT p.hash, p.seq, p.bytes, p.child, p.region FROM parts p WHERE p.hash IN (SELECT h FROM tree) ORDER BY p.hash, p.seq`
+	rows, err := db.QueryContext(ctx, s.be.rebind(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	parts := map[string][]part{}
+	for rows.Next() {
+		var (
+			h string
+			p part
+			b []byte
+		)
+		if err := rows.Scan(&h, &p.seq, &b, &p.child, &p.region); err != nil {
+			return nil, err
+		}
+		p.bytes = string(b)
+		parts[h] = append(parts[h], p)
+	}
+	return parts, rows.Err()
+}
+
+// touches reports whether the tree of root holds a prompt in bad.
+func touches(parts map[string][]part, root string, bad map[string]bool) bool {
+	seen := map[string]bool{}
+	var walk func(h string) bool
+	walk = func(h string) bool {
+		if bad[h] {
+			return true
+		}
+		if seen[h] {
+			return false
+		}
+		seen[h] = true
+		for _, p := range parts[h] {
+			if p.child != "" && walk(p.child) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(root)
 }
 
 // verifyRows reads every row once, in one snapshot where the database
@@ -360,20 +433,22 @@ func (s *Store) Verify(ctx context.Context) (Report, error) {
 // embed, the parts without a prompt, the ids. It returns the prompts that
 // embed others and say the SHA-256 of their text, whose text is left to
 // check, and the addresses that failed.
-func (s *Store) verifyRows(ctx context.Context, rep *Report, add func(...Problem)) (whole []string, bad map[string]bool, err error) {
+func (s *Store) verifyRows(ctx context.Context, since string, rep *Report, add func(...Problem)) (whole []promptRow, bad map[string]bool, err error) {
 	db, done, err := s.be.reader(ctx, s.db)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer done()
 	bad = map[string]bool{}
-	if whole, err = s.verifyPrompts(ctx, db, rep, add, bad); err != nil {
+	if whole, err = s.verifyPrompts(ctx, db, since, rep, add, bad); err != nil {
 		return nil, nil, err
 	}
-	if err := verifyOrphanParts(ctx, db, rep, add, bad); err != nil {
-		return nil, nil, err
+	if since == "" { // parts without a prompt have no time: a whole pass finds them
+		if err := verifyOrphanParts(ctx, db, rep, add, bad); err != nil {
+			return nil, nil, err
+		}
 	}
-	if err := s.verifyIDs(ctx, db, rep, add); err != nil {
+	if err := s.verifyIDs(ctx, db, since, rep, add); err != nil {
 		return nil, nil, err
 	}
 	return whole, bad, nil
@@ -382,10 +457,11 @@ func (s *Store) verifyRows(ctx context.Context, rep *Report, add func(...Problem
 // verifyPrompts checks each prompt with its parts (checkPrompt), marking
 // those that fail in bad, and returns those made of several parts that
 // have a SHA-256 to check the whole text against.
-func (s *Store) verifyPrompts(ctx context.Context, db querier, rep *Report, add func(...Problem), bad map[string]bool) (whole []string, err error) {
-	rows, err := db.QueryContext(ctx, `SELECT `+s.promptColumns("pr.")+`, pa.seq, pa.bytes, pa.child, pa.region, c.size
-		FROM prompts pr LEFT JOIN parts pa ON pa.hash = pr.hash LEFT JOIN prompts c ON c.hash = pa.child
-		ORDER BY pr.hash, pa.seq`)
+func (s *Store) verifyPrompts(ctx context.Context, db querier, since string, rep *Report, add func(...Problem), bad map[string]bool) (whole []promptRow, err error) {
+	where, args := sinceClause("pr.", since)
+	rows, err := db.QueryContext(ctx, s.be.rebind(`SELECT `+s.promptColumns("pr.")+`, pa.seq, pa.bytes, pa.child, pa.region, c.size
+		FROM prompts pr LEFT JOIN parts pa ON pa.hash = pr.hash LEFT JOIN prompts c ON c.hash = pa.child`+where+`
+		ORDER BY pr.hash, pa.seq`), args...)
 	if err != nil {
 		return nil, err
 	}
@@ -403,7 +479,7 @@ func (s *Store) verifyPrompts(ctx context.Context, db querier, rep *Report, add 
 		if len(ps) > 0 {
 			bad[cur.hash] = true
 		} else if cur.sha256 != "" && len(parts) > 1 {
-			whole = append(whole, cur.hash)
+			whole = append(whole, promptRow{hash: cur.hash, sha256: cur.sha256})
 		}
 		cur, parts = nil, parts[:0]
 		clear(children)
@@ -476,9 +552,10 @@ func verifyOrphanParts(ctx context.Context, db querier, rep *Report, add func(..
 
 // verifyIDs reports ids that name no prompt and, with a key, those whose
 // signature does not verify.
-func (s *Store) verifyIDs(ctx context.Context, db querier, rep *Report, add func(...Problem)) error {
-	rows, err := db.QueryContext(ctx, `SELECT i.name, i.value, i.hash, `+s.signatureColumn("i.")+`, pr.hash
-		FROM ids i LEFT JOIN prompts pr ON pr.hash = i.hash ORDER BY i.name, i.value, i.hash`)
+func (s *Store) verifyIDs(ctx context.Context, db querier, since string, rep *Report, add func(...Problem)) error {
+	where, args := sinceClause("pr.", since)
+	rows, err := db.QueryContext(ctx, s.be.rebind(`SELECT i.name, i.value, i.hash, `+s.signatureColumn("i.")+`, pr.hash
+		FROM ids i LEFT JOIN prompts pr ON pr.hash = i.hash`+where+` ORDER BY i.name, i.value, i.hash`), args...)
 	if err != nil {
 		return err
 	}
@@ -503,4 +580,14 @@ func (s *Store) verifyIDs(ctx context.Context, db querier, rep *Report, add func
 		}
 	}
 	return rows.Err()
+}
+
+// sinceClause is the WHERE clause that keeps the rows of table (a prefix
+// such as "pr.") recorded at or after since, with its argument; none for
+// "".
+func sinceClause(table, since string) (string, []any) {
+	if since == "" {
+		return "", nil
+	}
+	return " WHERE " + table + "recorded >= ?", []any{since}
 }

@@ -198,7 +198,8 @@ size, the time it was recorded, its text, and, for a render fitted to a budget
 
 // auditVerifyCommand is render audit verify.
 func (a *app) auditVerifyCommand() *cobra.Command {
-	return &cobra.Command{
+	var since time.Duration
+	verify := &cobra.Command{
 		Use:   "verify",
 		Short: "Check every row of the audit store: addresses, SHA-256, embedded prompts, and signatures with --audit-key",
 		Long: `verify reads every row of the audit store and checks that each prompt's parts
@@ -208,16 +209,31 @@ those of its text, and that no parts or ids stand without a prompt. With
 --audit-key FILE (or PROMPTSMITH_AUDIT_KEY) it also checks that every row of
 prompts and ids carries a signature that verifies with the key.
 
+--since 24h checks only what was recorded in the last 24 hours (the prompts, their
+parts, ids and inputs, and the prompts they embed as far as their text needs): a
+daily check that reads what is new. Parts and ids whose prompt is gone have no time;
+a whole verify finds them.
+
 Each problem is one line, the table and the row's key, then what is wrong
 (never a prompt's bytes); a summary line follows. --format json gives the same
 as one object. Exit status: 0 when the store verifies, 1 when a problem was
 found, 2 when the store cannot be opened or read.`,
 		Example: `  render audit verify --audit audit.db
+  render audit verify --audit audit.db --since 24h
   render audit verify --audit 'postgres://render@db:5432/audit' --audit-key /run/secrets/audit.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if since < 0 {
+				return usageError("--since takes a positive duration, e.g. 24h")
+			}
 			return a.withAuditStore(func(store *audit.Store) error {
-				rep, err := store.Verify(a.ctx)
+				var rep audit.Report
+				var err error
+				if since > 0 {
+					rep, err = store.VerifySince(a.ctx, time.Now().Add(-since))
+				} else {
+					rep, err = store.Verify(a.ctx)
+				}
 				if err != nil {
 					return err
 				}
@@ -225,6 +241,8 @@ found, 2 when the store cannot be opened or read.`,
 			})
 		},
 	}
+	verify.Flags().DurationVar(&since, "since", 0, "check only what was recorded in this last while (e.g. 24h): prompts, their parts and ids, their inputs")
+	return verify
 }
 
 // pruneCommand is render audit prune.
