@@ -62,66 +62,15 @@ func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneReport, error) 
 	}
 	ctx, cancel := s.statementContext(ctx)
 	defer cancel()
-	// A prune may read the whole store: its own bound, not one write's.
 	err := inTx(ctx, s.db, func(tx *sql.Tx) error {
 		if err := s.be.lockForPrune(ctx, tx); err != nil {
 			return err
 		}
-		// kept: every prompt a recorded prompt that stays embeds, to any
-		// depth, and the recorded prompts themselves.
-		for _, q := range s.be.keptTable() {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return err
-			}
-		}
-		if _, err := tx.ExecContext(ctx, s.be.rebind(`WITH RECURSIVE kept(hash) AS (
-				SELECT hash FROM prompts WHERE variant <> '' AND NOT (`+where+`)
-				UNION
-				SELECT pa.child FROM parts pa JOIN kept k ON pa.hash = k.hash WHERE pa.child <> ''
-			) INSERT INTO prune_kept SELECT hash FROM kept`), args...); err != nil {
+		if err := s.markKept(ctx, tx, where, args); err != nil {
 			return err
 		}
-		count := func(q string) (int64, error) {
-			var n int64
-			err := tx.QueryRowContext(ctx, q).Scan(&n)
-			return n, err
-		}
-		var err error
-		if rep.Kept, err = count(`SELECT count(*) FROM prune_kept`); err != nil {
+		if err := s.removeUnkept(ctx, tx, &rep); err != nil {
 			return err
-		}
-		steps := []struct {
-			n           *int64
-			count, drop string
-		}{
-			{&rep.IDs, `SELECT count(*) FROM ids WHERE hash NOT IN (SELECT hash FROM prune_kept)`,
-				`DELETE FROM ids WHERE hash NOT IN (SELECT hash FROM prune_kept)`},
-			{&rep.Parts, `SELECT count(*) FROM parts WHERE hash NOT IN (SELECT hash FROM prune_kept)`,
-				`DELETE FROM parts WHERE hash NOT IN (SELECT hash FROM prune_kept)`},
-			{&rep.Prompts, `SELECT count(*) FROM prompts WHERE hash NOT IN (SELECT hash FROM prune_kept)`,
-				`DELETE FROM prompts WHERE hash NOT IN (SELECT hash FROM prune_kept)`},
-		}
-		if s.origin {
-			steps = append(steps, struct {
-				n           *int64
-				count, drop string
-			}{&rep.Inputs, `SELECT count(*) FROM inputs WHERE hash NOT IN (SELECT input FROM prompts WHERE hash IN (SELECT hash FROM prune_kept))`,
-				`DELETE FROM inputs WHERE hash NOT IN (SELECT input FROM prompts)`})
-		}
-		for _, st := range steps {
-			if o.DryRun {
-				if *st.n, err = count(st.count); err != nil {
-					return err
-				}
-				continue
-			}
-			r, err := tx.ExecContext(ctx, st.drop)
-			if err != nil {
-				return err
-			}
-			if *st.n, err = r.RowsAffected(); err != nil {
-				return err
-			}
 		}
 		if o.DryRun {
 			return errDryRun
@@ -132,6 +81,55 @@ func (s *Store) Prune(ctx context.Context, o PruneOptions) (PruneReport, error) 
 		return rep, &engine.Error{Kind: engine.KindUnavailable, Path: s.where, Reason: "cannot prune the audit store: " + err.Error(), Err: err}
 	}
 	return rep, nil
+}
+
+// markKept fills prune_kept with the recorded prompts that stay (those
+// where does not select) and every prompt they embed, to any depth.
+func (s *Store) markKept(ctx context.Context, tx *sql.Tx, where string, args []any) error {
+	for _, q := range s.be.keptTable() {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, s.be.rebind(`WITH RECURSIVE kept(hash) AS (
+			SELECT hash FROM prompts WHERE variant <> '' AND NOT (`+where+`)
+			UNION
+			SELECT pa.child FROM parts pa JOIN kept k ON pa.hash = k.hash WHERE pa.child <> ''
+		) INSERT INTO prune_kept SELECT hash FROM kept`), args...)
+	return err
+}
+
+// removeUnkept removes the rows of ids, parts, prompts and inputs that no
+// kept prompt needs, counting them in rep; on a dry run the transaction
+// is rolled back after.
+func (s *Store) removeUnkept(ctx context.Context, tx *sql.Tx, rep *PruneReport) error {
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM prune_kept`).Scan(&rep.Kept); err != nil {
+		return err
+	}
+	steps := []struct {
+		n    *int64
+		drop string
+	}{
+		{&rep.IDs, `DELETE FROM ids WHERE hash NOT IN (SELECT hash FROM prune_kept)`},
+		{&rep.Parts, `DELETE FROM parts WHERE hash NOT IN (SELECT hash FROM prune_kept)`},
+		{&rep.Prompts, `DELETE FROM prompts WHERE hash NOT IN (SELECT hash FROM prune_kept)`},
+	}
+	if s.origin {
+		steps = append(steps, struct {
+			n    *int64
+			drop string
+		}{&rep.Inputs, `DELETE FROM inputs WHERE hash NOT IN (SELECT input FROM prompts)`})
+	}
+	for _, st := range steps {
+		r, err := tx.ExecContext(ctx, st.drop)
+		if err != nil {
+			return err
+		}
+		if *st.n, err = r.RowsAffected(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errDryRun rolls a dry run's transaction back.
