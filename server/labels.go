@@ -218,9 +218,10 @@ func (s *Server) LabelRefreshed(o labels.Outcome) {
 
 func librariesOp() openapi.Operation {
 	return openapi.Operation{Summary: "The labels served, each with its commit, library, when it was loaded and its status",
-		Description: "A label whose ref names a commit that cannot be served is listed failing, with the error and the commit, and is served from its last good version.",
-		Replies:     []openapi.Reply{openapi.JSONReply(200, "The labels, sorted by name.", openapi.TypeOf[[]labels.Status]())},
-		Shared:      []int{404}}
+		Description: "A label whose ref names a commit that cannot be served is listed failing, with the error and the commit, and is served from its last good version; " +
+			"one that has served nothing since the server started (commit, library and loaded_at empty) answers 503 until its ref names a commit that loads.",
+		Replies: []openapi.Reply{openapi.JSONReply(200, "The labels, sorted by name.", openapi.TypeOf[[]labels.Status]())},
+		Shared:  []int{404}}
 }
 
 func reloadOp() openapi.Operation {

@@ -1,7 +1,10 @@
 package server_test
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -117,4 +120,36 @@ func TestLabelFailingAtStart(t *testing.T) {
 	if resp, body := call(t, ts2, "POST", "/v1/render/note", noteInput, ""); resp.StatusCode != 200 || promptOf(t, body) != helloMore {
 		t.Errorf("the default once fixed: %d %.300s", resp.StatusCode, body)
 	}
+}
+
+// TestLabelEvents: GET /v1/events?label= streams the library of the label
+// it names, naming the label in its answer.
+func TestLabelEvents(t *testing.T) {
+	r := history(t)
+	srv := labelServer(t, r.Dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	srv.StreamEvents(ctx)
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	staging := srv.Labels.List()[1]
+	req, _ := http.NewRequestWithContext(ctx, "GET", ts.URL+"/v1/events?label=staging", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("X-Promptsmith-Label") != "staging" {
+		t.Fatalf("GET /v1/events?label=staging: %d, label %q", resp.StatusCode, resp.Header.Get("X-Promptsmith-Label"))
+	}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			if !strings.Contains(data, `"library":"`+staging.Library[:12]+`"`) {
+				t.Errorf("the event of staging: %s, want library %s", data, staging.Library[:12])
+			}
+			return
+		}
+	}
+	t.Fatal("the stream ended before its first event")
 }

@@ -99,13 +99,16 @@ The preview page at / follows each edit (GET /v1/events) and shows what breaks
 in place of the prompt.
 With --repo PATH, the library is read from git at named labels (--label
 production=refs/tags/prod, --labels-file, PROMPTSMITH_LABELS): a request picks
-one with ?label= or X-Promptsmith-Label (the --default-label otherwise), pins a
+one with ?label= or X-Promptsmith-Label (the --default-label otherwise: the
+first label given when none is named), pins a
 library with ?library=HASH (409 once the label serves another), and every
 answer names its X-Promptsmith-Label and X-Promptsmith-Commit. The refs are
 read again every --poll-interval, on SIGHUP and on POST /v1/reload: moving a
 tag promotes without a restart. A commit whose library does not load leaves
 its label on its last good version, and says so in GET /v1/libraries, the log
-and promptsmith_label_failing.`,
+and promptsmith_label_failing; a label that cannot be served at start is
+served as failing (its requests answer 503 naming the commit and the error)
+while the others serve, and /readyz is ready while the default label serves.`,
 		Args: cobra.NoArgs,
 		// The variables first, then the root's checks, whose one note
 		// (the working copy in use) is a record of the server's log.
@@ -223,6 +226,7 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 	}
 	srv.AuditInputs = a.auditInputs
 	if srv.Labels != nil {
+		srv.StreamEvents(ctx) // GET /v1/events?label= follows a label as it moves
 		followLabels(ctx, srv, o.repo.pollInterval, logger)
 	}
 	if o.watch {
