@@ -259,3 +259,25 @@ func TestFallbackKeepsTheLastGoodVersion(t *testing.T) {
 		t.Error("without a fallback the broken variant rendered")
 	}
 }
+
+// TestLoadMakesTheFirstCopy: a loaded variant holds a copy of its
+// templates ready, so that its first render makes none, and that render
+// gives it back for the next.
+func TestLoadMakesTheFirstCopy(t *testing.T) {
+	t.Parallel()
+	lib := mustLoadNote(t, nil)
+	v, err := lib.Variant("note")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.free) != 1 {
+		t.Fatalf("%d copies of the templates ready after load, want 1", len(v.free))
+	}
+	ready := v.free[0]
+	if _, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte(`{"title": "T"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if len(v.free) != 1 || v.free[0] != ready {
+		t.Fatalf("the render did not run the copy made at load: %d ready", len(v.free))
+	}
+}

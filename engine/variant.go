@@ -71,6 +71,13 @@ func newVariant(lib *Library, f *variantFiles) *Variant {
 	v := &Variant{variantFiles: f, lib: lib}
 	m := f.manifest
 	v.rules = &rules.Checker{Rules: m.Rules, Verbatim: m.Verbatim, Choices: f.choices, SectionPaths: v.paths}
+	// The first render finds a copy of the templates ready, made here
+	// rather than on its way: its function map, bounds and rewritten trees
+	// cost several times a warm render. A copy that cannot be made is
+	// left to the render, which reports why.
+	if set, err := v.newExecSet(); err == nil {
+		v.free = append(v.free, set)
+	}
 	return v
 }
 
