@@ -7,8 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/promptsmith/promptsmith"
@@ -84,36 +84,45 @@ func BenchmarkColdStart(b *testing.B) {
 	})
 
 	// --tokens o200k_base against the same render without it, in time
-	// and in peak resident memory (the children's rusage Maxrss).
-	var rss [2]int64
-	var runs [2]int64
-	measured := func(i int, args ...string) func() error {
-		return func() error {
-			cmd := exec.Command(bin, args...)
-			cmd.Dir, cmd.Env, cmd.Stdout = work, env, io.Discard
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("render %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-			}
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				rss[i] += ru.Maxrss
-				runs[i]++
-			}
-			return nil
-		}
-	}
+	// (paired) and in peak resident memory (rusage Maxrss of each, read
+	// through cmd/peakrss, median of five runs each).
+	tokens := command("delegation", "--example", "revoked-deploy", "--tokens", "o200k_base")
 	b.Run("tokens-paired", func(b *testing.B) {
-		rss, runs = [2]int64{}, [2]int64{}
-		paired(b, measured(0, "delegation", "--example", "revoked-deploy", "--tokens", "o200k_base"),
-			base{"x-plain", measured(1, "delegation", "--example", "revoked-deploy")})
-		if runs[0] > 0 && runs[1] > 0 {
-			tok, plain := float64(rss[0])/float64(runs[0]), float64(rss[1])/float64(runs[1])
-			b.ReportMetric(tok/1024, "tokens-maxrss-MB")
-			b.ReportMetric(plain/1024, "plain-maxrss-MB")
-			b.ReportMetric(tok/plain, "x-plain-rss")
+		paired(b, tokens, base{"x-plain", example})
+		helper := buildPeakRSS(b)
+		peak := func(args ...string) float64 {
+			var kb []float64
+			for range 5 {
+				cmd := exec.Command(helper, append([]string{bin}, args...)...)
+				cmd.Dir, cmd.Env = work, env
+				out, err := cmd.Output()
+				if err != nil {
+					b.Fatalf("peakrss render %s: %v", strings.Join(args, " "), err)
+				}
+				n, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+				if err != nil {
+					b.Fatal(err)
+				}
+				kb = append(kb, n)
+			}
+			return median(kb)
 		}
+		tok := peak("delegation", "--example", "revoked-deploy", "--tokens", "o200k_base")
+		plain := peak("delegation", "--example", "revoked-deploy")
+		b.ReportMetric(tok/1024, "tokens-maxrss-MB")
+		b.ReportMetric(plain/1024, "plain-maxrss-MB")
+		b.ReportMetric(tok/plain, "x-plain-rss")
 	})
+}
+
+// buildPeakRSS builds cmd/peakrss into a temporary folder.
+func buildPeakRSS(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "peakrss")
+	if out, err := exec.Command("go", "build", "-o", bin, "./cmd/peakrss").CombinedOutput(); err != nil {
+		b.Fatalf("go build ./cmd/peakrss: %v\n%s", err, out)
+	}
+	return bin
 }
 
 // writeLibrary writes the embedded library's templates/ and schemas/
