@@ -225,3 +225,38 @@ func TestProveCache(t *testing.T) {
 		t.Errorf("proofs = %+v", proofs)
 	}
 }
+
+// TestCacheBudgetCountPinsItsUnitAlone: a section before the last
+// breakpoint that says how many of one unit's items a fit left out pins
+// that unit, not every unit of the budget: notes, after the breakpoint,
+// are still cut, and lint warns of tools alone.
+func TestCacheBudgetCountPinsItsUnitAlone(t *testing.T) {
+	t.Parallel()
+	fsys := deskFS(deskCache)
+	fsys["templates/desk/tools.md.tmpl"] = &fstest.MapFile{Data: []byte("Tools:\n{{ range .tools }}{{ template \"_tool.tmpl\" . }}{{ end }}" +
+		"{{ with $.budget.omitted.tools }}({{ . }} more){{ end }}")}
+	fsys["templates/desk/notes.md.tmpl"] = &fstest.MapFile{Data: []byte("{{ range .notes }}* {{ . }}\n{{ end }}" +
+		"{{ with $.budget.omitted.notes }}({{ . }} more){{ end }}")}
+	lib, err := engine.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := lib.Variant("desk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range v.Lint() {
+		if f.Severity == lint.Warning && strings.Contains(f.Message, "budget unit notes") {
+			t.Errorf("notes pinned: %s", f)
+		}
+	}
+	in := engine.Input{Name: "in.json", Data: []byte(deskInput)}
+	full, _ := v.Render(context.Background(), in, engine.CountTokens(words{}))
+	res, err := v.Render(context.Background(), in, engine.FitTokens(full.Tokens-4, words{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Budget.Cuts) == 0 || res.Budget.Cuts[0].Name != "notes" {
+		t.Errorf("cuts = %+v, want notes cut", res.Budget.Cuts)
+	}
+}

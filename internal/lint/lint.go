@@ -567,6 +567,15 @@ func (w *walker) fields(n parse.Node, v value, names []string, s *scope) value {
 		if _, dotRead := n.(*parse.FieldNode); dotRead && i == 0 && w.misreadInput(pos, v, names, s) {
 			return value{open: true}
 		}
+		if i == 0 && len(names) > 1 && v.root && !v.open && slices.Contains(w.t.Extra, name) {
+			// A path into a name of the engine's own (.budget.omitted.skills)
+			// is a read of that path, not of all of it: a fit's count of
+			// one unit depends on that unit alone.
+			if w.sites {
+				w.record(v.path+"/"+strings.Join(names, "/"), true)
+			}
+			return value{open: true}
+		}
 		v = w.fieldAt(pos, v, name, s, true)
 	}
 	return v

@@ -19,8 +19,9 @@ func TestReads(t *testing.T) {
 		"_row.tmpl":  "- {{ .note }}\n",
 		"d.md.tmpl":  "{{ json . }}",
 		"zz.md.tmpl": "{{ with .meta }}{{ .source }}{{ end }}",
+		"e.md.tmpl":  "{{ with $.budget.omitted.items }}{{ . }} left out{{ end }}",
 	})
-	reads := lint.Reads(lint.Templates{Set: tmpl, Dir: "templates/note", Root: sc.Root(), Extra: []string{"note_id"},
+	reads := lint.Reads(lint.Templates{Set: tmpl, Dir: "templates/note", Root: sc.Root(), Extra: []string{"note_id", "budget"},
 		RootData: func(name string) bool { return strings.HasSuffix(name, ".md.tmpl") }})
 	var got []string
 	for _, r := range reads {
@@ -39,9 +40,16 @@ func TestReads(t *testing.T) {
 		"c.md.tmpl /items/*/note templates/note/_row.tmpl:1:6 whole",
 		"d.md.tmpl  templates/note/d.md.tmpl:1:4 whole",
 		"zz.md.tmpl /meta/source templates/note/zz.md.tmpl:1:20 whole",
+		// A path into a name of the engine's own is a read of that path.
+		"e.md.tmpl /budget/omitted/items templates/note/e.md.tmpl:1:9 whole",
 	} {
 		if !slices.Contains(got, want) {
 			t.Errorf("no read %q in\n%s", want, strings.Join(got, "\n"))
+		}
+	}
+	for _, g := range got {
+		if strings.HasPrefix(g, "e.md.tmpl /budget ") {
+			t.Errorf("read of the whole budget %q: .budget.omitted.items reads that count alone", g)
 		}
 	}
 	for _, c := range []struct {
