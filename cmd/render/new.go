@@ -41,7 +41,8 @@ one file at a time.`,
 }
 
 // skeleton is the variant render new writes: __NAME__ in a path or a
-// file stands for the variant's name, __TITLE__ for its title.
+// file stands for the variant's name, __TITLE__ for its title, and
+// __A_NAME__ for the name after its article ("a squad", "an incident").
 //
 //go:embed all:skeleton
 var skeleton embed.FS
@@ -50,7 +51,7 @@ var skeleton embed.FS
 // path in the library.
 func skeletonFiles(name string) (map[string]string, error) {
 	title := strings.ToUpper(name[:1]) + strings.ReplaceAll(name[1:], "-", " ")
-	fill := strings.NewReplacer("__NAME__", name, "__TITLE__", title)
+	fill := strings.NewReplacer("__A_NAME__", article(name)+" "+name, "__NAME__", name, "__TITLE__", title)
 	files := map[string]string{}
 	err := fs.WalkDir(skeleton, "skeleton", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -64,6 +65,26 @@ func skeletonFiles(name string) (map[string]string, error) {
 		return nil
 	})
 	return files, err
+}
+
+// article is the indefinite article English puts before name, read as a
+// word: "an" before a vowel sound ("an incident", "an owner", "an hour"),
+// "a" before a consonant sound ("a squad", "a user", "a one-shot").
+func article(name string) string {
+	for _, p := range []string{"uni", "use", "usu", "uti", "ura", "ure", "euro", "eu", "one", "once", "ubi"} {
+		if strings.HasPrefix(name, p) {
+			return "a"
+		}
+	}
+	for _, p := range []string{"hour", "honest", "honor", "heir"} {
+		if strings.HasPrefix(name, p) {
+			return "an"
+		}
+	}
+	if strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 func (a *app) newVariant(name string) error {

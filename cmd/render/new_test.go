@@ -47,3 +47,21 @@ func TestNewRefusesNamesWindowsCannotCheckOut(t *testing.T) {
 		t.Errorf("refused names wrote %v", entries)
 	}
 }
+
+// The manifest render new writes describes the variant with the article
+// its name takes when read aloud.
+func TestNewDescriptionArticle(t *testing.T) {
+	for name, want := range map[string]string{
+		"incident": "an incident", "squad": "a squad", "owner": "an owner", "user": "a user",
+		"hourly": "an hourly", "eval": "an eval", "unit": "a unit", "update": "an update", "one-shot": "a one-shot",
+	} {
+		files, err := skeletonFiles(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		manifest := files["templates/"+name+"/prompt.yaml"]
+		if !strings.Contains(manifest, "description: The prompt of "+want+" agent\n") {
+			t.Errorf("render new %s: the manifest's description is not %q:\n%s", name, "The prompt of "+want+" agent", manifest)
+		}
+	}
+}
