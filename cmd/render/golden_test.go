@@ -82,6 +82,11 @@ func TestRenderTest(t *testing.T) {
 	if r := runCLI(t, "", "test", "--templates", dir); r.code != 1 || !strings.Contains(r.stdout, "FAIL "+stale+": the types of no variant") {
 		t.Errorf("a stale types file: exit %d\n%s", r.code, r.stdout)
 	}
+	// With no diff printed, the last line speaks of none.
+	if r := runCLI(t, "", "test", "--templates", dir); strings.Contains(r.stdout, "diff") ||
+		!strings.HasSuffix(r.stdout, "render test --update writes the missing golden files and deletes those of no example (1 file(s), listed above), then commit them with the templates\n") {
+		t.Errorf("only a stale file: the output speaks of diffs it did not print, or does not end with the next step:\n%s", r.stdout)
+	}
 	if r := runCLI(t, "", "test", "--templates", dir, "--update"); r.code != 0 || !strings.Contains(r.stdout, "removed "+stale) {
 		t.Errorf("--update of a stale types file: exit %d\n%s", r.code, r.stdout)
 	}

@@ -120,6 +120,7 @@ func (a *app) reportTests(outcomes []golden.Outcome, caches []cacheOutcome) erro
 	var list []entry
 	var b strings.Builder
 	acceptable := 0 // failures --update resolves: a file that differs, is missing or has no example
+	diffs := 0      // of those, the ones printed with a diff
 	refused := false
 	pinnedBroken := 0 // pinned examples whose prompt differs from the seed's: --update will not (or did not) write them
 	for _, o := range outcomes {
@@ -132,6 +133,9 @@ func (a *app) reportTests(outcomes []golden.Outcome, caches []cacheOutcome) erro
 			refused = refused || o.Status == golden.Refused
 		case o.Status == golden.Differs || o.Status == golden.Missing || o.Status == golden.Stale:
 			acceptable++
+			if o.Diff != "" {
+				diffs++
+			}
 		}
 		if o.Status == golden.Updated || o.Status == golden.Removed {
 			changed++
@@ -173,9 +177,14 @@ func (a *app) reportTests(outcomes []golden.Outcome, caches []cacheOutcome) erro
 		fmt.Fprintf(&b, "%d example(s) with cache breakpoints: %d proved, %d failed (each volatile field changed, every breakpoint's prefix compared)\n",
 			len(caches), len(caches)-cacheFailed, cacheFailed)
 	}
-	if acceptable > 0 && pinnedBroken == 0 {
+	switch {
+	case acceptable == 0 || pinnedBroken > 0:
+	case diffs > 0:
 		// The next step: the diffs above are what --update would write.
 		fmt.Fprintf(&b, "read the diffs above; if they are what you meant, render test --update writes them (%d file(s)), then commit them with the templates\n", acceptable)
+	default:
+		// Only missing or stale files: there is no diff to read.
+		fmt.Fprintf(&b, "render test --update writes the missing golden files and deletes those of no example (%d file(s), listed above), then commit them with the templates\n", acceptable)
 	}
 	return a.writeOutput("", []byte(b.String()))
 }
