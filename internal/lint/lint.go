@@ -637,8 +637,8 @@ func (w *walker) fieldAt(pos string, v value, name string, s *scope, read bool) 
 		}
 		if t := v.node.Types(); len(t) > 0 && !slices.Contains(t, "object") {
 			// A field read on a text, a number, a list: it has no fields.
-			w.reportAt(pos, Error, "%s: %s is %s, which has no fields (the render stops: \"can't evaluate field %s\"); read %s itself, or make it an object with a property %q in the schema%s",
-				pathText(path), objectText(v.path), article(v.node.Words()), name, objectText(v.path), name, w.inSchema())
+			w.reportAt(pos, Error, "%s: %s is %s, which has no fields (the render stops: \"can't evaluate field %s\"); write it without .%s to read it, or make it an object with a property %q in the schema%s",
+				pathText(path), objectText(v.path), article(v.node.Words()), name, name, name, w.inSchema())
 			return value{open: true}
 		}
 		msg := fmt.Sprintf("%s: the schema defines no field %q here", pathText(path), name)

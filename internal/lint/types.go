@@ -402,7 +402,10 @@ func (w *walker) checkRange(n *parse.RangeNode, v value) {
 		at = last.Args[0]
 	}
 	text := pathText(v.path)
+	// The fix is written as the template writes the value: inside a with
+	// or a range, .items[].name is .name there.
+	written := last.String()
 	w.report(at, Error, "range %s: %s is %s, and range goes over the items of a list or the values of an object, not %s (the render stops: \"range can't iterate over\"); "+
 		"print it with {{ %s }}, or make it a list in the schema (\"type\": \"array\")%s",
-		text, text, article(k.words), article(k.words), text, w.inSchema())
+		text, text, article(k.words), article(k.words), written, w.inSchema())
 }
