@@ -5,7 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
+	"github.com/promptsmith/promptsmith/tokens"
 )
 
 // TestDiffCacheBreak: a change before a cache breakpoint is reported with
@@ -57,5 +59,39 @@ func TestDiffCacheBreak(t *testing.T) {
 	after := runCLI(t, "", "--templates", r.Dir, "diff", "v2", "HEAD", "--format", "json")
 	if after.code != 0 || strings.Contains(after.stdout, "cache_break") || !strings.Contains(after.stdout, `"changed": 1`) {
 		t.Errorf("a change after the breakpoint: %s%s", after.stdout, after.stderr)
+	}
+}
+
+// TestDiffCacheBreakUncached: a provider reads a prefix from its cache
+// only whole, up to a breakpoint, so a change before the first breakpoint
+// makes every token up to the last one uncached (not only those after the
+// change), and a change after the first keeps that first prefix cached.
+func TestDiffCacheBreakUncached(t *testing.T) {
+	t.Parallel()
+	counter, err := tokens.New("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &diffReport{counter: counter}
+	base := &rendered{
+		text:        "one two three\nfour five six\nseven eight\n",
+		sections:    []engine.Section{{Name: "a", Start: 0, End: 14}, {Name: "b", Start: 14, End: 28}, {Name: "c", Start: 28, End: 40}},
+		breakpoints: []engine.Breakpoint{{Section: "a", End: 14, Tokens: 10}, {Section: "b", End: 28, Tokens: 25}},
+	}
+	at := func(text string) *rendered {
+		h := *base
+		h.text = text
+		return &h
+	}
+	first := r.cacheBreakOf(base, at("one TWO three\nfour five six\nseven eight\n"))
+	if first == nil || first.Section != "a" || first.Breakpoint != "a" || first.Token == 0 || first.Uncached != 25 {
+		t.Errorf("a change in the first block: %+v, want all 25 tokens of the prefix uncached", first)
+	}
+	second := r.cacheBreakOf(base, at("one two three\nfour FIVE six\nseven eight\n"))
+	if second == nil || second.Section != "b" || second.Breakpoint != "b" || second.Uncached != 15 {
+		t.Errorf("a change in the second block: %+v, want the 15 tokens after the first breakpoint uncached", second)
+	}
+	if after := r.cacheBreakOf(base, at("one two three\nfour five six\nseven EIGHT\n")); after != nil {
+		t.Errorf("a change after the last breakpoint: %+v", after)
 	}
 }

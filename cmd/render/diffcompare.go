@@ -62,7 +62,9 @@ type promptDiff struct {
 // cacheBreak is where a change breaks a cached prefix: the section and
 // the token (counted from 0 in the base prompt) where the first changed
 // byte is, the first breakpoint whose prefix it reaches, and the tokens
-// that move from cached to uncached.
+// that move from cached to uncached: all of the base's prefix up to its
+// last breakpoint but what ends at a breakpoint before the change, which
+// the head keeps (a provider caches a prefix up to a breakpoint, whole).
 type cacheBreak struct {
 	Section    string `json:"section"`
 	Token      int    `json:"token"`
@@ -292,7 +294,17 @@ func (r *diffReport) cacheBreakOf(base, head *rendered) *cacheBreak {
 			break
 		}
 	}
-	cb.Uncached = max(last.Tokens-cb.Token, 0)
+	// A provider finds a prefix in its cache only whole, up to a
+	// breakpoint (Anthropic hashes the blocks up to each cache_control):
+	// the tokens before the change but after the last breakpoint it keeps
+	// are no longer read from the cache either.
+	kept := 0
+	for _, b := range base.breakpoints {
+		if b.End <= at && b != last && slices.ContainsFunc(head.breakpoints, func(h engine.Breakpoint) bool { return h.End == b.End }) {
+			kept = b.Tokens
+		}
+	}
+	cb.Uncached = max(last.Tokens-kept, 0)
 	return cb
 }
 
