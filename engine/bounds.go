@@ -73,25 +73,27 @@ func declare(tree *parse.Tree, pos parse.Pos, fn string) *parse.ActionNode {
 // seqRanges ends the pipeline of every range below n in PromptsmithSeqN,
 // or PromptsmithSeq2N for a range with two variables, N its number in
 // ranges, which records the nodes of its body and its pipeline as
-// written.
-func seqRanges(tree *parse.Tree, n parse.Node, ranges *[]funcs.Range) {
+// written. It returns the nodes below n as nodes counts them once the
+// ranges' pipelines are rewritten: counted as it goes, so that ranges
+// nested in ranges cost the nodes once, not once per enclosing range.
+func seqRanges(tree *parse.Tree, n parse.Node, ranges *[]funcs.Range) int {
 	switch n := n.(type) {
 	case *parse.ListNode:
 		if n == nil {
-			return
+			return 1
 		}
+		count := 1
 		for _, c := range n.Nodes {
-			seqRanges(tree, c, ranges)
+			count += seqRanges(tree, c, ranges)
 		}
+		return count
 	case *parse.IfNode:
-		seqRanges(tree, n.List, ranges)
-		seqRanges(tree, n.ElseList, ranges)
+		return 1 + nodes(n.Pipe) + seqRanges(tree, n.List, ranges) + seqRanges(tree, n.ElseList, ranges)
 	case *parse.WithNode:
-		seqRanges(tree, n.List, ranges)
-		seqRanges(tree, n.ElseList, ranges)
+		return 1 + nodes(n.Pipe) + seqRanges(tree, n.List, ranges) + seqRanges(tree, n.ElseList, ranges)
 	case *parse.RangeNode:
-		seqRanges(tree, n.List, ranges)
-		seqRanges(tree, n.ElseList, ranges)
+		body := seqRanges(tree, n.List, ranges)
+		count := 1 + body + seqRanges(tree, n.ElseList, ranges)
 		fn := funcs.SeqFunc
 		if len(n.Pipe.Decl) > 1 {
 			fn = funcs.Seq2Func
@@ -101,14 +103,16 @@ func seqRanges(tree *parse.Tree, n parse.Node, ranges *[]funcs.Range) {
 		for _, c := range n.Pipe.Cmds {
 			written = append(written, c.String())
 		}
-		*ranges = append(*ranges, funcs.Range{Body: nodes(n.List), Pipe: strings.Join(written, " | ")})
+		*ranges = append(*ranges, funcs.Range{Body: body, Pipe: strings.Join(written, " | ")})
 		pos := n.Pipe.Position()
 		if k := len(n.Pipe.Cmds); k > 0 {
 			pos = n.Pipe.Cmds[k-1].Position()
 		}
 		id := parse.NewIdentifier(fn).SetTree(tree).SetPos(pos)
 		n.Pipe.Cmds = append(n.Pipe.Cmds, &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{id}})
+		return count + nodes(n.Pipe)
 	}
+	return nodes(n)
 }
 
 // nodes counts the nodes below n: what one iteration of a range over n

@@ -222,3 +222,16 @@ func TestRangesMeanWhatTheyMeant(t *testing.T) {
 		t.Errorf("got %q, want %q", res.Text, want)
 	}
 }
+
+// TestDeeplyNestedRangesRender: ranges nested thousands deep in a file
+// under the size limit render; preparing them is not quadratic in their
+// depth (which took longer than the render's deadline).
+func TestDeeplyNestedRangesRender(t *testing.T) {
+	t.Parallel()
+	k := 10000
+	body := strings.Repeat("{{ range until 1 }}", k) + "x" + strings.Repeat("{{ end }}", k)
+	lib := hostile(t, body, engine.Limits{Timeout: 120 * time.Second})
+	if err := renderHostile(t, lib); err != nil {
+		t.Fatal(err)
+	}
+}
