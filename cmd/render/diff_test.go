@@ -100,3 +100,34 @@ func TestDiffErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffFittedAndRepeated: render diff compares the prompts fitted to a
+// token budget (budget_examples) as render test does, and a hunk that
+// several prompts share is shown once, with the prompts it is in.
+func TestDiffFittedAndRepeated(t *testing.T) {
+	t.Parallel()
+	r := testrepo.New(t)
+	lib := testrepo.NoteLibrary()
+	lib["templates/note/prompt.yaml"] += "budget:\n  - {list: /items, drop: last, keep: 0, priority: 10}\nbudget_examples:\n  - {example: basic, max_tokens: 1000}\n"
+	lib["templates/note/head.md.tmpl"] = "An opening line.\n\nA second paragraph.\n\nA third one.\n\n# Note\n\n{{ .title }}\n"
+	r.CommitFiles("Add the library", lib)
+	r.Git("tag", "v1")
+	r.Write("templates/note/head.md.tmpl", "An opening line, reworded.\n\nA second paragraph.\n\nA third one.\n\n# Note\n\n{{ .title }}\n")
+	got := runCLI(t, "", "--templates", r.Dir, "diff", "v1")
+	if got.code != 0 {
+		t.Fatalf("render diff v1: exit %d\n%s", got.code, got.stderr)
+	}
+	for _, want := range []string{
+		"3 of 4 prompts changed",
+		"| `note/basic.1000-tokens` | changed |",
+		"In 3 prompts: `note/bare`, `note/basic`, `note/basic.1000-tokens`\n",
+		"#### `note/basic.1000-tokens`: changed, +4 tokens\n",
+	} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("render diff v1 does not say %q:\n%s", want, got.stdout)
+		}
+	}
+	if n := strings.Count(got.stdout, "+An opening line, reworded."); n != 1 {
+		t.Errorf("the change shared by three prompts is shown %d times, want once:\n%s", n, got.stdout)
+	}
+}

@@ -121,7 +121,7 @@ func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter 
 		examples := slices.Sorted(slices.Values(slices.Concat(examplesOf(vb), examplesOf(vh))))
 		examples = slices.Compact(examples)
 		if key := base.variantKey(variant); key != "" && key == head.variantKey(variant) {
-			r.Compared += len(examples) + len(inputs[variant])
+			r.Compared += len(examples) + len(fittedOf(vb)) + len(inputs[variant])
 			continue
 		}
 		for _, ex := range examples {
@@ -134,6 +134,20 @@ func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter 
 				return nil, err
 			}
 			r.add(variant, ex, "example", pb, ph)
+		}
+		// The prompts fitted to a token budget (budget_examples), which
+		// render test compares too: named as their golden files are.
+		fitted := slices.Sorted(slices.Values(slices.Concat(fittedOf(vb), fittedOf(vh))))
+		for _, name := range slices.Compact(fitted) {
+			pb, err := base.renderFitted(a, vb, name, counter)
+			if err != nil {
+				return nil, err
+			}
+			ph, err := head.renderFitted(a, vh, name, counter)
+			if err != nil {
+				return nil, err
+			}
+			r.add(variant, name, "example", pb, ph)
 		}
 		for _, in := range inputs[variant] {
 			pb, err := base.render(a, vb, in.name, in.in, counter)
@@ -174,6 +188,42 @@ func examplesOf(v *engine.Variant) []string {
 	return v.Examples()
 }
 
+// fittedOf names the variant's prompts fitted to a token budget
+// (budget_examples) as their golden files do: <example>.<max>-tokens.
+func fittedOf(v *engine.Variant) []string {
+	if v == nil {
+		return nil
+	}
+	var out []string
+	for _, be := range v.Manifest().BudgetExamples {
+		out = append(out, strings.TrimSuffix(be.Golden(), ".md"))
+	}
+	return out
+}
+
+// renderFitted renders the budget_examples entry named name (as fittedOf
+// names it) fitted to its budget; nil when the side has no such entry.
+func (s *side) renderFitted(a *app, v *engine.Variant, name string, counter *tokens.Counter) (*rendered, error) {
+	if v == nil {
+		return nil, nil
+	}
+	for _, be := range v.Manifest().BudgetExamples {
+		if strings.TrimSuffix(be.Golden(), ".md") != name {
+			continue
+		}
+		in, err := v.Example(be.Example)
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		tc, err := tokens.New(be.Encoding())
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		return s.render(a, v, name, in, counter, engine.FitTokens(be.MaxTokens, tc))
+	}
+	return nil, nil
+}
+
 // renderExample renders one of the variant's examples, nil when the side
 // has no such example.
 func (s *side) renderExample(a *app, v *engine.Variant, example string, counter *tokens.Counter) (*rendered, error) {
@@ -190,11 +240,11 @@ func (s *side) renderExample(a *app, v *engine.Variant, example string, counter 
 // render renders an input with tokens counted; nil without the variant.
 // A prompt that does not render, or fails a check, fails the diff, naming
 // the side, the variant and the input.
-func (s *side) render(a *app, v *engine.Variant, name string, in engine.Input, counter *tokens.Counter) (*rendered, error) {
+func (s *side) render(a *app, v *engine.Variant, name string, in engine.Input, counter *tokens.Counter, opts ...engine.RenderOption) (*rendered, error) {
 	if v == nil {
 		return nil, nil
 	}
-	res, err := v.Render(a.ctx, in, engine.CountTokens(counter))
+	res, err := v.Render(a.ctx, in, append([]engine.RenderOption{engine.CountTokens(counter)}, opts...)...)
 	if err != nil {
 		e := *engine.AsError(err)
 		if e.Variant == "" {

@@ -37,6 +37,23 @@ func (r *diffReport) markdown() string {
 	for _, p := range r.Prompts {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", p.title(), p.Status, p.Tokens.span(), signed(p.Tokens.Delta))
 	}
+	repeated := repeatedHunks(r.Prompts)
+	if len(repeated) > 0 {
+		fmt.Fprintf(&b, "\n#### The same change in several prompts\n\n%d %s several prompts share, each shown once with the prompts it is in; the diffs below leave them out.\n",
+			len(repeated), plural(len(repeated), "hunk", "hunks"))
+		for _, h := range repeated {
+			titles := make([]string, len(h.in))
+			for i, p := range h.in {
+				titles[i] = p.title()
+			}
+			fence := fenceFor(h.body)
+			fmt.Fprintf(&b, "\nIn %d prompts: %s\n\n%sdiff\n%s%s\n", len(h.in), strings.Join(titles, ", "), fence, h.body, fence)
+		}
+	}
+	shared := map[string]bool{}
+	for _, h := range repeated {
+		shared[h.body] = true
+	}
 	for _, p := range r.Prompts {
 		fmt.Fprintf(&b, "\n#### %s: %s, %s tokens\n\n", p.title(), p.Status, signed(p.Tokens.Delta))
 		if c := p.CacheBreak; c != nil {
@@ -50,10 +67,91 @@ func (r *diffReport) markdown() string {
 			}
 			b.WriteString("\n")
 		}
-		fence := fenceFor(p.Diff)
-		fmt.Fprintf(&b, "<details><summary>diff</summary>\n\n%sdiff\n%s%s\n\n</details>\n", fence, p.Diff, fence)
+		head, hunks := splitHunks(p.Diff)
+		var own strings.Builder
+		left := 0
+		for _, h := range hunks {
+			if shared[hunkBody(h)] {
+				left++
+				continue
+			}
+			own.WriteString(h)
+		}
+		if own.Len() == 0 && left > 0 {
+			fmt.Fprintf(&b, "Its diff is the same change shown above (%d %s).\n", left, plural(left, "hunk", "hunks"))
+			continue
+		}
+		diff := head + own.String()
+		if left > 0 {
+			fmt.Fprintf(&b, "Besides %d %s shown above:\n\n", left, plural(left, "hunk", "hunks"))
+		}
+		fence := fenceFor(diff)
+		fmt.Fprintf(&b, "<details><summary>diff</summary>\n\n%sdiff\n%s%s\n\n</details>\n", fence, diff, fence)
 	}
 	return b.String()
+}
+
+// repeatedHunk is a hunk of a unified diff that several prompts' diffs
+// hold alike (its lines, not where they are in each prompt).
+type repeatedHunk struct {
+	body string
+	in   []promptDiff
+}
+
+// repeatedHunks lists the hunks found in the diffs of two prompts or more,
+// in the order of their first prompt, so that a change to a section many
+// prompts share is read once.
+func repeatedHunks(prompts []promptDiff) []repeatedHunk {
+	var order []string
+	in := map[string][]promptDiff{}
+	for _, p := range prompts {
+		_, hunks := splitHunks(p.Diff)
+		seen := map[string]bool{}
+		for _, h := range hunks {
+			body := hunkBody(h)
+			if seen[body] {
+				continue
+			}
+			seen[body] = true
+			if _, ok := in[body]; !ok {
+				order = append(order, body)
+			}
+			in[body] = append(in[body], p)
+		}
+	}
+	var out []repeatedHunk
+	for _, body := range order {
+		if len(in[body]) > 1 {
+			out = append(out, repeatedHunk{body: body, in: in[body]})
+		}
+	}
+	return out
+}
+
+// splitHunks splits a unified diff into its header (the --- and +++
+// lines) and its hunks, each from its @@ line on.
+func splitHunks(diff string) (head string, hunks []string) {
+	lines := strings.SplitAfter(diff, "\n")
+	i := 0
+	for i < len(lines) && !strings.HasPrefix(lines[i], "@@") {
+		i++
+	}
+	head = strings.Join(lines[:i], "")
+	for ; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "@@") || len(hunks) == 0 {
+			hunks = append(hunks, "")
+		}
+		hunks[len(hunks)-1] += lines[i]
+	}
+	return head, hunks
+}
+
+// hunkBody is a hunk without its @@ line, which says where it is.
+func hunkBody(hunk string) string {
+	if i := strings.IndexByte(hunk, '\n'); i >= 0 {
+		return hunk[i+1:]
+	}
+	return ""
 }
 
 // title names a prompt: variant/name, and where it came from when not an
