@@ -74,6 +74,10 @@ func (v *Variant) lintTemplates() lint.Templates {
 		Section:    func(name string) bool { return rootData(name) && strings.HasSuffix(name, ".md.tmpl") },
 		Variant:    v.name,
 		SchemaFile: v.schemaFile(),
+		Text: func(name string) (string, bool) {
+			src, ok := v.sources[name]
+			return src, ok
+		},
 	}
 }
 

@@ -52,6 +52,8 @@ type variantFiles struct {
 	raw      []byte // prompt.yaml as written, for Manifest's copies
 	schema   *schema.Schema
 	tmpl     *template.Template
+	// sources are the templates' texts by file, for lint's positions.
+	sources  map[string]string
 	examples map[string]Input
 	hash     string // see Provenance
 	// choices lists, per template_choice field, the values there are templates for.

@@ -45,6 +45,7 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*v
 		done <- compiled{sc, err}
 	}()
 	files, sources, terr := f.parseTemplates(fsys, dir, v)
+	f.sources = sources
 	c := <-done
 	if c.err != nil { // a schema error comes before a template error
 		return nil, c.err

@@ -39,7 +39,7 @@ func (w *walker) fences(tree *parse.Tree) {
 	if !st.open {
 		return
 	}
-	loc, _ := st.tree.ErrorContext(&parse.TextNode{NodeType: parse.NodeText, Pos: st.pos})
+	loc := w.lines.At(st.tree, st.pos)
 	w.add(Finding{Position: w.t.Dir + "/" + oneBased(loc), Severity: Warning, Kind: KindLint,
 		Message: fmt.Sprintf("the code fence %s opened here is never closed in %s: the rest of the prompt would be code; close it with a line %s",
 			strings.Repeat(string(st.char), st.length), tree.ParseName, strings.Repeat(string(st.char), st.length))})

@@ -96,6 +96,10 @@ type Templates struct {
 	// (schema.Schema.Declared): those no template reads, nor Used names, are
 	// warned of.
 	Properties []schema.Property
+	// Text, when not nil, gives a template's text by the file it was
+	// parsed from, so that positions are found from an index of its lines
+	// rather than by scanning the text for each node.
+	Text func(parseName string) (string, bool)
 	// Used are the input fields the engine reads for the manifest (ids,
 	// rules, verbatim limits, the log, budgets), as JSON pointers with *:
 	// each is read whole.
@@ -106,7 +110,7 @@ type Templates struct {
 // partial (_name.tmpl) no template includes, and, given Properties, a
 // property of the schema no template reads.
 func Check(t Templates) []Finding {
-	w := &walker{t: t, seen: map[string]bool{}, followed: map[string]bool{}, refs: map[string]map[string]bool{}}
+	w := &walker{t: t, lines: problem.NewLines(t.Text), seen: map[string]bool{}, followed: map[string]bool{}, refs: map[string]map[string]bool{}}
 	for _, tmpl := range t.Set.Templates() {
 		if tmpl.Tree == nil || tmpl.Tree.Root == nil {
 			continue
@@ -134,10 +138,11 @@ func newScope(dot value) *scope {
 }
 
 type walker struct {
-	t    Templates
-	tree *parse.Tree
-	out  []Finding
-	seen map[string]bool
+	t     Templates
+	tree  *parse.Tree
+	lines *problem.Lines
+	out   []Finding
+	seen  map[string]bool
 	// quiet is above 0 while the walker follows a partial with what its
 	// caller passes: it records what is read there, and reports nothing
 	// (the partial is checked on its own).
@@ -221,7 +226,7 @@ func (s *scope) child() *scope {
 }
 
 func (w *walker) report(n parse.Node, sev Severity, format string, args ...any) {
-	loc, _ := w.tree.ErrorContext(n)
+	loc := w.lines.Loc(w.tree, n)
 	w.reportAt(w.t.Dir+"/"+oneBased(loc), sev, format, args...)
 }
 
@@ -246,7 +251,7 @@ func (w *walker) reportAt(pos string, sev Severity, format string, args ...any) 
 // after $x of a variable's, those after (...) of a chain's.
 // text/template places a field of several names at its second.
 func (w *walker) fieldPos(n parse.Node, names []string, i int) string {
-	loc, _ := w.tree.ErrorContext(n)
+	loc := w.lines.Loc(w.tree, n)
 	at := strings.LastIndexByte(loc, ':')
 	col, err := strconv.Atoi(loc[at+1:])
 	if at < 0 || err != nil {
@@ -604,14 +609,14 @@ func (w *walker) misreadInput(pos string, dot value, names []string, s *scope) b
 
 // line is the line of node n in the template walked.
 func (w *walker) line(n parse.Node) int {
-	return problem.TemplateLine(w.tree, n)
+	return w.lines.Line(w.tree, n)
 }
 
 // field steps from v into name, reporting a field the schema does not
 // define, and, when read is true (a plain .a, not get or hasKey), an
 // optional field read outside a guard.
 func (w *walker) field(n parse.Node, v value, name string, s *scope, read bool) value {
-	loc, _ := w.tree.ErrorContext(n)
+	loc := w.lines.Loc(w.tree, n)
 	return w.fieldAt(w.t.Dir+"/"+oneBased(loc), v, name, s, read)
 }
 

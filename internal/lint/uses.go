@@ -21,7 +21,7 @@ func (w *walker) record(path string, whole bool) {
 	if w.sites {
 		pos := w.t.Dir + "/" + w.tree.ParseName
 		if w.at != nil {
-			loc, _ := w.tree.ErrorContext(w.at)
+			loc := w.lines.Loc(w.tree, w.at)
 			pos = w.t.Dir + "/" + oneBased(loc)
 		}
 		w.uses = append(w.uses, Read{Template: w.top, Path: path, Whole: whole, Position: pos})
@@ -156,7 +156,7 @@ func (w *walker) follow(name string, dot value, from parse.Node) {
 		return
 	}
 	w.followed[key] = true
-	loc, _ := w.tree.ErrorContext(from)
+	loc := w.lines.Loc(w.tree, from)
 	w.via = append(w.via, fmt.Sprintf("the dot here is %s, as %s/%s passes it", objectText(dot.path), w.t.Dir, oneBased(loc)))
 	tree, at := w.tree, w.at
 	w.tree = t.Tree
