@@ -225,6 +225,16 @@ func (rep CacheReport) Info() string {
 		}
 		fmt.Fprintf(&b, "%s: the cacheable prefix is %s; it ends before section %s, which reads %s here",
 			rep.Variant, stable, rep.First.Section, rep.First.what())
+		if len(rep.Reads) > 1 {
+			// Every section that reads one, so that a volatile section the
+			// order puts early (a clock before the agent's state) is named
+			// too, not only the first.
+			var reads []string
+			for _, r := range rep.Reads {
+				reads = append(reads, fmt.Sprintf("%s (%s at %s)", r.Section, r.Read, r.Position))
+			}
+			fmt.Fprintf(&b, "; the sections that read a volatile field: %s", strings.Join(reads, ", "))
+		}
 		if len(rep.Stranded) > 0 {
 			fmt.Fprintf(&b, "; %s read nothing volatile but come after it in the sections' order, so no provider caches them",
 				strings.Join(rep.Stranded, ", "))

@@ -68,7 +68,8 @@ func TestCacheReport(t *testing.T) {
 		strings.Join(rep.Stranded, ",") != "notes" || len(rep.Reads) != 2 || rep.Reads[1].Section != "task" {
 		t.Fatalf("report = %+v", rep)
 	}
-	if info := rep.Info(); !strings.Contains(info, "ends before section clock") || !strings.Contains(info, "notes read nothing volatile") {
+	if info := rep.Info(); !strings.Contains(info, "ends before section clock") || !strings.Contains(info, "notes read nothing volatile") ||
+		!strings.Contains(info, "the sections that read a volatile field: clock (/now at templates/desk/clock.md.tmpl:1:10), task (/trigger at templates/desk/task.md.tmpl:1:4)") {
 		t.Errorf("info = %s", info)
 	}
 	none := loadDesk(t, "").CacheReport()
