@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -259,5 +260,20 @@ func TestCacheBudgetCountPinsItsUnitAlone(t *testing.T) {
 	}
 	if len(res.Budget.Cuts) == 0 || res.Budget.Cuts[0].Name != "notes" {
 		t.Errorf("cuts = %+v, want notes cut", res.Budget.Cuts)
+	}
+}
+
+// TestCacheFitAllPinned: when every budget unit cuts before the last
+// breakpoint, a fit that does not fit says so, naming the units the
+// breakpoint holds, not that the budget has nothing.
+func TestCacheFitAllPinned(t *testing.T) {
+	t.Parallel()
+	v := loadDesk(t, "cache:\n  breakpoints: [notes]\n")
+	in := engine.Input{Name: "in.json", Data: []byte(deskInput)}
+	full, _ := v.Render(context.Background(), in, engine.CountTokens(words{}))
+	_, err := v.Render(context.Background(), in, engine.FitTokens(full.Tokens-4, words{}))
+	var e *engine.Error
+	if !errors.As(err, &e) || !strings.Contains(strings.Join(e.Hints, "\n"), "its budget units notes, tools cut before its last cache breakpoint") {
+		t.Fatalf("err = %v (%+v)", err, e)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/promptsmith/promptsmith/engine/internal/budget"
 	"github.com/promptsmith/promptsmith/internal/input"
@@ -121,6 +122,9 @@ func (v *Variant) fit(ctx context.Context, set *execSet, doc *input.Document, id
 			e := &Error{Kind: KindInput, Variant: v.name, Reason: small.Error(), Err: small}
 			if total > 0 {
 				e.Hint("that is with every cut the budget of %s allows made (%d tokens before any); raise the limit to at least %d, or send a smaller input", v.name, full.tokens, least.tokens)
+			} else if len(v.pinned) > 0 {
+				e.Hint("variant %s has nothing to cut for this input: its budget units %s cut before its last cache breakpoint, which a fit never does (render lint warns of them); raise the limit, send a smaller input, or move the breakpoint before what the budget cuts",
+					v.name, strings.Join(v.pinned, ", "))
 			} else {
 				e.Hint("variant %s has nothing to cut for this input (its manifest's budget:); raise the limit, or send a smaller input", v.name)
 			}
