@@ -235,3 +235,18 @@ func TestDeeplyNestedRangesRender(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestDeadlineBeforeAnyTemplateIsTheInputs: a deadline that has passed
+// before any template runs (here, a deadline of a nanosecond, as a busy
+// machine can make of a short one) is reported as the input's, whatever
+// the moment it is seen at.
+func TestDeadlineBeforeAnyTemplateIsTheInputs(t *testing.T) {
+	t.Parallel()
+	lib := hostile(t, `never reached`, engine.Limits{Timeout: time.Nanosecond})
+	err := renderHostile(t, lib)
+	e := engine.AsError(err)
+	if e == nil || e.Kind != engine.KindInput || !errors.Is(err, context.DeadlineExceeded) ||
+		!strings.Contains(e.Reason, "reading and validating the input took longer than the render's deadline") {
+		t.Fatalf("got %v, want the input's deadline", err)
+	}
+}

@@ -108,8 +108,11 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	}()
 	ctx, cancel := v.withLimit(ctx)
 	defer cancel()
+	// Until a template runs, reading the input is all the render does: a
+	// deadline that passes before then (however busy the machine) is the
+	// input's, as stoppedReading says.
 	if err := ctx.Err(); err != nil {
-		return nil, v.stopped(ctx, err)
+		return nil, v.stoppedReading(ctx, in, err)
 	}
 	set, err := v.acquireFor(ctx, ro)
 	if err != nil {
@@ -133,7 +136,7 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, v.stopped(ctx, err)
+		return nil, v.stoppedReading(ctx, in, err)
 	}
 	var data map[string]any
 	if ro.maxTokens > 0 {
