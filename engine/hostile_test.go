@@ -129,6 +129,26 @@ func TestLibrarySizeLimits(t *testing.T) {
 	}
 }
 
+// TestLibraryFileCount: a library of tens of thousands of tiny partials,
+// under the byte limits, is refused at load naming a file past the count
+// (each file costs kilobytes of memory to load however small).
+func TestLibraryFileCount(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{
+		"schemas/hostile.schema.json":    {Data: []byte(`{"type": "object"}`)},
+		"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
+		"templates/hostile/body.md.tmpl": {Data: []byte("x")},
+	}
+	for i := range 20001 {
+		fsys[fmt.Sprintf("templates/hostile/_p%d.tmpl", i)] = &fstest.MapFile{Data: []byte("a")}
+	}
+	_, err := engine.Load(fsys)
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Kind != engine.KindTemplate || !strings.HasPrefix(e.Position, "templates/hostile/") || !strings.Contains(e.Reason, "more than 20000 files") {
+		t.Errorf("%v", err)
+	}
+}
+
 // doublingSchema is a schema whose definitions each refer to the next one
 // twice through allOf, levels deep: 2^levels checks of any value.
 func doublingSchema(levels int) string {

@@ -24,6 +24,13 @@ func LibrarySizeError(position string, size, total int64, l Limits) error {
 		Hint("a library is a few hundred kilobytes; remove what does not belong under templates/ or schemas/, or raise the limit with --max-library (Limits.LibraryBytes)")
 }
 
+// maxLibraryFiles bounds the files of a library: each costs memory and
+// time to list, read and parse however small it is, so that a library of
+// a hundred thousand empty templates under the byte limits took
+// gigabytes to load. No library an author writes comes near it; a
+// library read from a commit has the same bound (internal/gitlib).
+const maxLibraryFiles = 20000
+
 // checkSizes refuses a library whose files under templates/ and schemas/
 // pass Limits.FileBytes one by one or Limits.LibraryBytes together, and
 // one with a file that is not a regular file once links are followed (a
@@ -32,6 +39,7 @@ func LibrarySizeError(position string, size, total int64, l Limits) error {
 func (lib *Library) checkSizes(fsys fs.FS) error {
 	l := lib.opts.limits
 	var total int64
+	files := 0
 	for _, root := range []string{"templates", "schemas"} {
 		if _, err := fs.Stat(fsys, root); err != nil {
 			continue // a library without schemas fails later, naming what is missing
@@ -51,6 +59,11 @@ func (lib *Library) checkSizes(fsys fs.FS) error {
 				return (&Error{Kind: KindTemplate, Position: lib.label(p),
 					Reason: fmt.Sprintf("the library holds a %s, not a file", info.Mode().Type())}).
 					Hint("keep only files under templates/ and schemas/")
+			}
+			if files++; files > maxLibraryFiles {
+				return (&Error{Kind: KindTemplate, Position: lib.label(p),
+					Reason: fmt.Sprintf("the library holds more than %d files under templates/ and schemas/, the most a library may hold", maxLibraryFiles)}).
+					Hint("a library is a few hundred files; remove what does not belong under templates/ or schemas/")
 			}
 			total += info.Size()
 			if info.Size() > int64(l.FileBytes) || total > int64(l.LibraryBytes) {
