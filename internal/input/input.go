@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/internal/problem"
@@ -34,6 +35,10 @@ type Document struct {
 	Root  map[string]any
 	order *KeyOrder
 	held  []map[string]any // every object recorded, kept alive while its entry stands
+	// positionMu guards what Position keeps between calls: a document,
+	// a schema's among them, is read by several goroutines at once (a
+	// language server's checker and its requests).
+	positionMu sync.Mutex
 	// yamlTree is a YAML input's node tree, parsed on the first Position;
 	// jsonSkips the ends of the large values of a JSON input it skipped.
 	yamlTree  *yaml.Node

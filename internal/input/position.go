@@ -27,6 +27,8 @@ import (
 // once in all, not once each. A YAML input is parsed into its node tree on
 // the first call, and that tree kept for the others.
 func (d *Document) Position(ptr string) string {
+	d.positionMu.Lock()
+	defer d.positionMu.Unlock()
 	toks := tokens(ptr)
 	trimmed := bytes.TrimLeft(d.Data, " \t\r\n\ufeff")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
