@@ -120,15 +120,7 @@ func (v *Variant) fit(ctx context.Context, set *execSet, doc *input.Document, id
 			least := memo[total]
 			small := &BudgetTooSmall{MinTokens: least.tokens, MaxTokens: ro.maxTokens, FullTokens: full.tokens}
 			e := &Error{Kind: KindInput, Variant: v.name, Reason: small.Error(), Err: small}
-			if total > 0 {
-				e.Hint("that is with every cut the budget of %s allows made (%d tokens before any); raise the limit to at least %d, or send a smaller input", v.name, full.tokens, least.tokens)
-			} else if len(v.pinned) > 0 {
-				e.Hint("variant %s has nothing to cut for this input: its budget units %s cut before its last cache breakpoint, which a fit never does (render lint warns of them); raise the limit, send a smaller input, or move the breakpoint before what the budget cuts",
-					v.name, strings.Join(v.pinned, ", "))
-			} else {
-				e.Hint("variant %s has nothing to cut for this input (its manifest's budget:); raise the limit, or send a smaller input", v.name)
-			}
-			return nil, nil, e
+			return nil, nil, v.tooSmallHint(e, total, full.tokens, least.tokens)
 		}
 		k = hi
 	}
@@ -215,4 +207,20 @@ func commonPrefix(a, b string) int {
 		}
 	}
 	return n
+}
+
+// tooSmallHint says what to do about a budget no fit meets: with every
+// cut made, with none the budget allows, or with none the last cache
+// breakpoint allows.
+func (v *Variant) tooSmallHint(e *Error, total, fullTokens, leastTokens int) *Error {
+	switch {
+	case total > 0:
+		e.Hint("that is with every cut the budget of %s allows made (%d tokens before any); raise the limit to at least %d, or send a smaller input", v.name, fullTokens, leastTokens)
+	case len(v.pinned) > 0:
+		e.Hint("variant %s has nothing to cut for this input: its budget units %s cut before its last cache breakpoint, which a fit never does (render lint warns of them); raise the limit, send a smaller input, or move the breakpoint before what the budget cuts",
+			v.name, strings.Join(v.pinned, ", "))
+	default:
+		e.Hint("variant %s has nothing to cut for this input (its manifest's budget:); raise the limit, or send a smaller input", v.name)
+	}
+	return e
 }
