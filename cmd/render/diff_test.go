@@ -102,8 +102,9 @@ func TestDiffErrors(t *testing.T) {
 }
 
 // TestDiffFittedAndRepeated: render diff compares the prompts fitted to a
-// token budget (budget_examples) as render test does, and a hunk that
-// several prompts share is shown once, with the prompts it is in.
+// token budget (budget_examples) as render test does, names the library's
+// files the change touches, and shows a hunk that several prompts share
+// once, with the prompts it is in.
 func TestDiffFittedAndRepeated(t *testing.T) {
 	t.Parallel()
 	r := testrepo.New(t)
@@ -119,6 +120,7 @@ func TestDiffFittedAndRepeated(t *testing.T) {
 	}
 	for _, want := range []string{
 		"3 of 4 prompts changed",
+		"The change touches 1 file: `templates/note/head.md.tmpl`.\n",
 		"| `note/basic.1000-tokens` | changed |",
 		"In 3 prompts: `note/bare`, `note/basic`, `note/basic.1000-tokens`\n",
 		"#### `note/basic.1000-tokens`: changed, +4 tokens\n",

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
+	"os"
+	"path"
 	"slices"
 	"strings"
 
@@ -25,6 +30,9 @@ type diffReport struct {
 	VariantsAdded   []string     `json:"variants_added"`
 	VariantsRemoved []string     `json:"variants_removed"`
 	Prompts         []promptDiff `json:"prompts"`
+	// Sources are the library's files (under templates/ and schemas/)
+	// that differ between the sides, added and removed ones included.
+	Sources []string `json:"sources"`
 	// CacheBreaks counts the prompts whose cached prefix changed, and
 	// CacheTokensUncached sums the tokens each no longer finds in a
 	// provider's cache: its last breakpoint's prefix less the tokens
@@ -161,11 +169,86 @@ func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter 
 			r.add(variant, in.name, "input", pb, ph)
 		}
 	}
+	sources, err := a.changedSources(base, head)
+	if err != nil {
+		return nil, err
+	}
+	r.Sources = sources
 	r.Changed = len(r.Prompts)
 	for _, p := range r.Prompts {
 		r.Tokens = newDelta(r.Tokens.Base+p.Tokens.Base, r.Tokens.Head+p.Tokens.Head)
 	}
 	return r, nil
+}
+
+// changedSources lists the library's files that differ between the
+// sides, by path: what a reviewer opens to see the change the prompts
+// show.
+func (a *app) changedSources(base, head *side) ([]string, error) {
+	fb, err := a.sourceFiles(base)
+	if err != nil {
+		return nil, err
+	}
+	fh, err := a.sourceFiles(head)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, p := range slices.Sorted(maps.Keys(fb)) {
+		if h, ok := fh[p]; !ok || !bytes.Equal(h, fb[p]) {
+			out = append(out, p)
+		}
+	}
+	for p := range fh {
+		if _, ok := fb[p]; !ok {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// sourceFiles reads the side's files under templates/ and schemas/: a
+// commit's from git, the working copy's from its folder (regular files
+// within --max-file, as a load reads them).
+func (a *app) sourceFiles(s *side) (map[string][]byte, error) {
+	var fsys fs.FS
+	switch {
+	case s.tree != nil:
+		f, err := s.tree.Read(a.ctx)
+		if err != nil {
+			return nil, err
+		}
+		fsys = f
+	case a.templates != "":
+		fsys = os.DirFS(a.templates)
+	default:
+		return map[string][]byte{}, nil
+	}
+	out := map[string][]byte{}
+	for _, top := range []string{"templates", "schemas"} {
+		err := fs.WalkDir(fsys, top, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) && path == top {
+					return fs.SkipDir
+				}
+				return err
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			if info, err := d.Info(); err != nil || a.limits.FileBytes > 0 && info.Size() > int64(a.limits.FileBytes) {
+				return err
+			}
+			data, err := fs.ReadFile(fsys, path)
+			out[path] = data
+			return err
+		})
+		if err != nil {
+			return nil, s.fail(fileError(path.Join(a.templates, top), "cannot read the library's files", err))
+		}
+	}
+	return out, nil
 }
 
 // variant returns the side's variant, nil when the side has none of the

@@ -30,6 +30,13 @@ func (r *diffReport) markdown() string {
 			plural(r.CacheBreaks, "prompt breaks", "prompts break"), r.CacheTokensUncached)
 	}
 	b.WriteString("\n")
+	if len(r.Sources) > 0 {
+		names := make([]string, len(r.Sources))
+		for i, p := range r.Sources {
+			names[i] = "`" + p + "`"
+		}
+		fmt.Fprintf(&b, "\nThe change touches %d %s: %s.\n", len(names), plural(len(names), "file", "files"), strings.Join(names, ", "))
+	}
 	if len(r.Prompts) == 0 {
 		return b.String()
 	}
