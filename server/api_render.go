@@ -255,7 +255,7 @@ func renderOp() openapi.Operation {
 				"A prompt that fails a check answers 422 with CheckFailure whatever the format.",
 				map[string]any{"type": "string", "enum": []string{"result", "anthropic", "openai"}}),
 			openapi.QueryParam("cache_key", "Who the render is for, as the caller names it (an agent, a conversation): promptsmith_cache_prefix_changes_total counts a render whose prompt up to its last cache breakpoint "+
-				"differs from the previous render of the same label, variant and cache_key.", map[string]any{"type": "string"})},
+				"differs from the previous render of the same label, variant and cache_key; a render without one is not counted.", map[string]any{"type": "string"})},
 		Body:       openapi.InputRequest,
 		PerVariant: "render",
 		Replies: []openapi.Reply{

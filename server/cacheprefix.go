@@ -98,12 +98,15 @@ func (p *prefixes) len() int {
 
 // notePrefix counts a render whose cached prefix changed since the last
 // render of its label, variant and ?cache_key. A variant without
-// breakpoints has no cached prefix to watch.
+// breakpoints has no cached prefix to watch; a render without a cache_key
+// names nobody whose cache it would miss (renders for many agents would
+// read as one prefix churning), and is not counted.
 func (s *Server) notePrefix(r *http.Request, label string, res *engine.Result) {
-	if len(res.Breakpoints) == 0 {
+	who := r.URL.Query().Get("cache_key")
+	if len(res.Breakpoints) == 0 || who == "" {
 		return
 	}
-	key := label + "\x00" + res.Variant + "\x00" + r.URL.Query().Get("cache_key")
+	key := label + "\x00" + res.Variant + "\x00" + who
 	if s.prefixes.changed(key, res.CachePrefix()) {
 		s.metrics.cachePrefixChanges.WithLabelValues(label, res.Variant).Inc()
 	}

@@ -71,7 +71,8 @@ func TestRenderFormats(t *testing.T) {
 
 // TestCachePrefixChanges: a render whose prefix differs from the last of
 // its variant, label and cache_key is counted; one whose volatile part
-// alone changed is not, nor is the first of a key.
+// alone changed is not, nor is the first of a key, nor a render without
+// a cache_key.
 func TestCachePrefixChanges(t *testing.T) {
 	ts := clockServer(t)
 	for _, c := range []struct{ query, body string }{
@@ -80,6 +81,11 @@ func TestCachePrefixChanges(t *testing.T) {
 		{"?cache_key=b", `{"name": "Bob", "now": "10:00"}`},               // another key: first of its own
 		{"?cache_key=a", `{"name": "Eve", "now": "10:00"}`},               // changed
 		{"?cache_key=a&format=openai", `{"name": "Ada", "now": "11:00"}`}, // changed back
+		// Without a cache_key nobody is named: renders for different
+		// agents are not one cache's misses, and are not counted.
+		{"", `{"name": "Ada", "now": "11:00"}`},
+		{"", `{"name": "Bob", "now": "11:00"}`},
+		{"?format=anthropic", `{"name": "Eve", "now": "11:00"}`},
 	} {
 		if code, body := post(t, ts, "/v1/render/clock"+c.query, c.body); code != http.StatusOK {
 			t.Fatalf("%s: %d %s", c.query, code, body)

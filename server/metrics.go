@@ -164,7 +164,7 @@ func newMetrics() *metrics {
 		}, []string{"label"}),
 		cachePrefixChanges: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "promptsmith_cache_prefix_changes_total",
-			Help: "Renders whose prompt up to its last cache breakpoint differs from the previous render of the same label, variant and ?cache_key: a provider's cached prefix missed. The last prefix of the 4096 keys seen most recently is kept.",
+			Help: "Renders whose prompt up to its last cache breakpoint differs from the previous render of the same label, variant and ?cache_key (a render without one is not counted): a provider's cached prefix missed. The last prefix of the 4096 keys seen most recently is kept.",
 		}, []string{"label", "variant"}),
 	}
 	m.registry.MustRegister(m.renders, m.duration, m.wait, m.bytes, m.inFlight, m.queued, m.bodyBytes, m.bodiesWaiting,
