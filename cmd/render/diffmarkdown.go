@@ -44,23 +44,7 @@ func (r *diffReport) markdown() string {
 	for _, p := range r.Prompts {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", p.title(), p.Status, p.Tokens.span(), signed(p.Tokens.Delta))
 	}
-	repeated := repeatedHunks(r.Prompts)
-	if len(repeated) > 0 {
-		fmt.Fprintf(&b, "\n#### The same change in several prompts\n\n%d %s several prompts share, each shown once with the prompts it is in; the diffs below leave them out.\n",
-			len(repeated), plural(len(repeated), "hunk", "hunks"))
-		for _, h := range repeated {
-			titles := make([]string, len(h.in))
-			for i, p := range h.in {
-				titles[i] = p.title()
-			}
-			fence := fenceFor(h.body)
-			fmt.Fprintf(&b, "\nIn %d prompts: %s\n\n%sdiff\n%s%s\n", len(h.in), strings.Join(titles, ", "), fence, h.body, fence)
-		}
-	}
-	shared := map[string]bool{}
-	for _, h := range repeated {
-		shared[h.body] = true
-	}
+	shared := writeRepeated(&b, repeatedHunks(r.Prompts))
 	for _, p := range r.Prompts {
 		fmt.Fprintf(&b, "\n#### %s: %s, %s tokens\n\n", p.title(), p.Status, signed(p.Tokens.Delta))
 		if c := p.CacheBreak; c != nil {
@@ -96,6 +80,28 @@ func (r *diffReport) markdown() string {
 		fmt.Fprintf(&b, "<details><summary>diff</summary>\n\n%sdiff\n%s%s\n\n</details>\n", fence, diff, fence)
 	}
 	return b.String()
+}
+
+// writeRepeated writes the hunks several prompts share, each once with
+// the prompts it is in, and returns their bodies, which the prompts' own
+// diffs leave out.
+func writeRepeated(b *strings.Builder, repeated []repeatedHunk) map[string]bool {
+	shared := map[string]bool{}
+	if len(repeated) == 0 {
+		return shared
+	}
+	fmt.Fprintf(b, "\n#### The same change in several prompts\n\n%d %s several prompts share, each shown once with the prompts it is in; the diffs below leave them out.\n",
+		len(repeated), plural(len(repeated), "hunk", "hunks"))
+	for _, h := range repeated {
+		shared[h.body] = true
+		titles := make([]string, len(h.in))
+		for i, p := range h.in {
+			titles[i] = p.title()
+		}
+		fence := fenceFor(h.body)
+		fmt.Fprintf(b, "\nIn %d prompts: %s\n\n%sdiff\n%s%s\n", len(h.in), strings.Join(titles, ", "), fence, h.body, fence)
+	}
+	return shared
 }
 
 // repeatedHunk is a hunk of a unified diff that several prompts' diffs

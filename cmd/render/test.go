@@ -177,16 +177,24 @@ func (a *app) reportTests(outcomes []golden.Outcome, caches []cacheOutcome) erro
 		fmt.Fprintf(&b, "%d example(s) with cache breakpoints: %d proved, %d failed (each volatile field changed, every breakpoint's prefix compared)\n",
 			len(caches), len(caches)-cacheFailed, cacheFailed)
 	}
+	b.WriteString(nextStep(acceptable, diffs, pinnedBroken))
+	return a.writeOutput("", []byte(b.String()))
+}
+
+// nextStep is the last line of render test: what --update would write,
+// speaking of diffs only when some were printed; nothing when --update
+// has nothing to write, or would refuse to.
+func nextStep(acceptable, diffs, pinnedBroken int) string {
 	switch {
 	case acceptable == 0 || pinnedBroken > 0:
+		return ""
 	case diffs > 0:
-		// The next step: the diffs above are what --update would write.
-		fmt.Fprintf(&b, "read the diffs above; if they are what you meant, render test --update writes them (%d file(s)), then commit them with the templates\n", acceptable)
+		// The diffs above are what --update would write.
+		return fmt.Sprintf("read the diffs above; if they are what you meant, render test --update writes them (%d file(s)), then commit them with the templates\n", acceptable)
 	default:
 		// Only missing or stale files: there is no diff to read.
-		fmt.Fprintf(&b, "render test --update writes the missing golden files and deletes those of no example (%d file(s), listed above), then commit them with the templates\n", acceptable)
+		return fmt.Sprintf("render test --update writes the missing golden files and deletes those of no example (%d file(s), listed above), then commit them with the templates\n", acceptable)
 	}
-	return a.writeOutput("", []byte(b.String()))
 }
 
 // pinnedSummary says, per variant, how many examples are pinned to its
