@@ -161,6 +161,15 @@ func nodes(n parse.Node) int {
 	return count
 }
 
+// rangeWeight is the stack a range holds while its body runs, in levels
+// of nesting: every range iterates through the iterator bound gives it,
+// whose frames (reflect's, the iterator's, text/template's yield) hold
+// about four times an if's (measured: 9.5 KB a level against 2.6 KB).
+// 40000 nested ranges held 600 MB of stack under the frames bound, and
+// the collector scanning it slowed a server's renders past their
+// deadline.
+const rangeWeight = 4
+
 // nesting is how deeply blocks (if, with, range) and parenthesized
 // pipelines nest below n: each level is a few frames of text/template's
 // on the stack while it executes.
@@ -184,7 +193,7 @@ func nesting(n parse.Node) int {
 	case *parse.WithNode:
 		return 1 + max(nesting(n.Pipe), nesting(n.List), nesting(n.ElseList))
 	case *parse.RangeNode:
-		return 1 + max(nesting(n.Pipe), nesting(n.List), nesting(n.ElseList))
+		return rangeWeight + max(nesting(n.Pipe), nesting(n.List), nesting(n.ElseList))
 	case *parse.PipeNode:
 		if n == nil {
 			return 0

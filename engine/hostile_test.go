@@ -246,6 +246,20 @@ func TestRangesMeanWhatTheyMeant(t *testing.T) {
 	}
 }
 
+// TestRangesNestedTooDeeplyAreRefused: a range holds more stack than an
+// if, and so many nested ranges that their stack would reach hundreds of
+// megabytes end in the render's error before any runs.
+func TestRangesNestedTooDeeplyAreRefused(t *testing.T) {
+	t.Parallel()
+	k := 20000
+	body := strings.Repeat("{{ range until 1 }}", k) + "x" + strings.Repeat("{{ end }}", k)
+	err := renderHostile(t, hostile(t, body, engine.Limits{Timeout: 120 * time.Second}))
+	var e *engine.Error
+	if !errors.As(err, &e) || e.Kind != engine.KindTemplate || !strings.Contains(e.Reason, "too deeply") {
+		t.Errorf("%v", err)
+	}
+}
+
 // TestDeeplyNestedRangesRender: ranges nested thousands deep in a file
 // under the size limit render; preparing them is not quadratic in their
 // depth (which took longer than the render's deadline).
