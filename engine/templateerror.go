@@ -89,7 +89,9 @@ func (v *Variant) templateErrorIn(err error, data map[string]any) *Error {
 		if site != nil && v.explainField(e, site, m[1], typeWords(m[2])) {
 			return e
 		}
-		e.Hint("the value here is not an object; check the path against the schema")
+		if !v.explainFromLintAt(e) {
+			e.Hint("the value here is not an object; check the path against the schema")
+		}
 	case nilPath.MatchString(reason):
 		if site != nil && v.explainField(e, site, nilPath.FindStringSubmatch(reason)[1], "null") {
 			return e
@@ -101,7 +103,9 @@ func (v *Variant) templateErrorIn(err error, data map[string]any) *Error {
 	case notDefined.MatchString(reason):
 		v.explainFunction(e, notDefined.FindStringSubmatch(reason)[1])
 	default:
-		e.Hint("fix the template at that line")
+		if !v.explainFromLintAt(e) {
+			e.Hint("fix the template at that line")
+		}
 	}
 	return e
 }

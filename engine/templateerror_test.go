@@ -288,6 +288,12 @@ func TestTypeMistakes(t *testing.T) {
 		{name: "an index of a boolean", change: items("{{ index .admin 0 }}"), input: "title: T\n",
 			pos:    "templates/note/items.md.tmpl:1:4",
 			reason: []string{`index .admin 0: .admin is a boolean, which has no items to index`}},
+		{name: "a template that is not there", change: items(`{{ template "_row.tmpl" . }}`), input: "title: T\n",
+			pos:    "templates/note/items.md.tmpl:1:13",
+			reason: []string{`no template "_row.tmpl"; the templates are: `, `name one of them, or create templates/note/_row.tmpl`}},
+		{name: "a field read on a text", change: items(`{{ .title.first }}`), input: "title: T\n",
+			pos:    "templates/note/items.md.tmpl:1:10",
+			reason: []string{`.title is a string, which has no fields`, `write it without .first to read it`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })

@@ -158,6 +158,22 @@ func (v *Variant) listLength(file string, line, col0 int, at string, data map[st
 // missing key, when lint knows more than the render's site: inside a
 // partial, whose dot is what its callers pass, lint knows the schema there
 // (a name meant, "sevrity" for "severity") where the render does not.
+// explainFromLintAt says what lint says of the place a render failed at,
+// when lint finds an error there (a template that is not defined, a field
+// read on a text): the same words, with the fix, rather than Go's.
+func (v *Variant) explainFromLintAt(e *Error) bool {
+	if v.schema == nil {
+		return false // a template that does not parse, at load: lint needs the variant loaded
+	}
+	for _, f := range v.Lint() {
+		if f.Position == e.Position && f.Severity == "error" {
+			e.Reason = f.Message
+			return true
+		}
+	}
+	return false
+}
+
 func (v *Variant) explainFromLint(e *Error, key string) bool {
 	if !strings.Contains(e.Position, "/_") && !strings.Contains(e.Position, "/partials/") {
 		return false // only a partial's dot is past what the site finds
