@@ -255,7 +255,7 @@ func TestRangesNestedTooDeeplyAreRefused(t *testing.T) {
 	body := strings.Repeat("{{ range until 1 }}", k) + "x" + strings.Repeat("{{ end }}", k)
 	err := renderHostile(t, hostile(t, body, engine.Limits{Timeout: 120 * time.Second}))
 	var e *engine.Error
-	if !errors.As(err, &e) || e.Kind != engine.KindTemplate || !strings.Contains(e.Reason, "too deeply") {
+	if !errors.As(err, &e) || e.Kind != engine.KindTemplate || !strings.Contains(e.Reason, "nest too deeply") {
 		t.Errorf("%v", err)
 	}
 }

@@ -85,6 +85,13 @@ func (env *Env) enter(name string, weight int) (string, error) {
 			return "", err
 		}
 	}
+	if r.calls == 0 && weight > maxFrames {
+		return "", &LimitError{
+			Msg: fmt.Sprintf("template %q: its blocks (if, with, range) and parenthesized pipelines nest too deeply, more than a stack of %d levels (a range counts as several)",
+				name, maxFrames),
+			Hint: "nest blocks a few levels deep, not thousands: move what repeats into a partial called in a range",
+		}
+	}
 	if r.calls >= MaxCallDepth || r.frames+weight > maxFrames {
 		return "", &LimitError{
 			Msg: fmt.Sprintf("template %q: templates call each other too deeply, more than %d levels through template and include (or a stack of %d nested blocks)",
