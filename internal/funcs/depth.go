@@ -85,7 +85,7 @@ func (env *Env) enter(name string, weight int) (string, error) {
 			return "", err
 		}
 	}
-	if r.calls == 0 && weight > maxFrames {
+	if weight > maxFrames {
 		return "", &LimitError{
 			Msg: fmt.Sprintf("template %q: its blocks (if, with, range) and parenthesized pipelines nest too deeply, more than a stack of %d levels (a range counts as several)",
 				name, maxFrames),
