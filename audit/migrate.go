@@ -3,7 +3,9 @@ package audit
 import (
 	"context"
 	"database/sql"
+	"embed"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
@@ -23,80 +25,36 @@ type migration struct {
 	readsWithout bool
 }
 
-// migrations lists every version of the schema. Append; never edit one
-// that has been released.
+// migrationFiles holds each version's DDL as SQL, which reads and diffs
+// better than Go strings: migrations/<version>.<dialect>.sql, dialect
+// sqlite or postgres.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// migrations lists every version of the schema, with its DDL from
+// migrationFiles. Append; never edit one that has been released.
 func migrations() []migration {
+	all := migrationSteps()
+	for i := range all {
+		all[i].sqlite = migrationSQL(all[i].version, "sqlite")
+		all[i].postgres = migrationSQL(all[i].version, "postgres")
+	}
+	return all
+}
+
+// migrationSteps is the table of versions, what each adds and whether a
+// store lacking it can be read; their DDL is in migrationFiles.
+func migrationSteps() []migration {
 	return []migration{{
 		version:     1,
 		description: "linear prompt store: prompts, parts (own bytes and references), ids",
-		sqlite: `
-CREATE TABLE prompts (
-	hash          TEXT PRIMARY KEY,         -- address: hash of own bytes and embedded addresses
-	sha256        TEXT NOT NULL DEFAULT '', -- hex SHA-256 of the whole text, when known
-	size          INTEGER NOT NULL,         -- length of the whole text in bytes
-	variant       TEXT NOT NULL DEFAULT '', -- empty for a prompt known only as embedded
-	library       TEXT NOT NULL DEFAULT '', -- provenance: library hash
-	library_short TEXT NOT NULL DEFAULT '',
-	variant_hash  TEXT NOT NULL DEFAULT '',
-	version       TEXT NOT NULL DEFAULT '',
-	recorded      TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE INDEX prompts_sha256 ON prompts(sha256) WHERE sha256 <> '';
-CREATE TABLE parts (
-	hash   TEXT NOT NULL,             -- the prompt
-	seq    INTEGER NOT NULL,          -- 0, 1, …: parts in text order
-	bytes  BLOB NOT NULL,             -- the prompt's own bytes before child
-	child  TEXT NOT NULL DEFAULT '',  -- address of the prompt embedded after bytes; '' on the last part
-	region TEXT NOT NULL DEFAULT '',  -- the verbatim region child fills
-	PRIMARY KEY (hash, seq)
-);
-CREATE TABLE ids (
-	name  TEXT NOT NULL,
-	value TEXT NOT NULL,
-	hash  TEXT NOT NULL,
-	PRIMARY KEY (name, value, hash)
-) WITHOUT ROWID;
-CREATE INDEX ids_value ON ids(value);
-CREATE INDEX ids_hash ON ids(hash);
-`,
-		postgres: `
-CREATE TABLE prompts (
-	hash          TEXT COLLATE "C" PRIMARY KEY,
-	sha256        TEXT COLLATE "C" NOT NULL DEFAULT '',
-	size          BIGINT NOT NULL,
-	variant       TEXT NOT NULL DEFAULT '',
-	library       TEXT NOT NULL DEFAULT '',
-	library_short TEXT NOT NULL DEFAULT '',
-	variant_hash  TEXT NOT NULL DEFAULT '',
-	version       TEXT NOT NULL DEFAULT '',
-	recorded      TEXT NOT NULL
-);
-CREATE INDEX prompts_sha256 ON prompts(sha256) WHERE sha256 <> '';
-CREATE TABLE parts (
-	hash   TEXT COLLATE "C" NOT NULL,
-	seq    INTEGER NOT NULL,
-	bytes  BYTEA NOT NULL,
-	child  TEXT COLLATE "C" NOT NULL DEFAULT '',
-	region TEXT NOT NULL DEFAULT '',
-	PRIMARY KEY (hash, seq)
-);
-CREATE TABLE ids (
-	name  TEXT NOT NULL,
-	value TEXT NOT NULL,
-	hash  TEXT COLLATE "C" NOT NULL,
-	PRIMARY KEY (name, value, hash)
-);
-CREATE INDEX ids_value ON ids(value);
-CREATE INDEX ids_hash ON ids(hash);
-`,
 	}, {
 		version:     budgetVersion,
 		description: "budget: how a recorded prompt was fitted to a number of tokens",
 		// The JSON of the render's engine.BudgetReport, on the prompt
 		// recorded itself; '' when the render had no budget, for a prompt
 		// known only as embedded, and for one recorded before this version.
-		sqlite:       `ALTER TABLE prompts ADD COLUMN budget TEXT NOT NULL DEFAULT ''`,
-		postgres:     `ALTER TABLE prompts ADD COLUMN budget TEXT NOT NULL DEFAULT ''`,
 		readsWithout: true,
 	}, {
 		version:     signatureVersion,
@@ -104,10 +62,6 @@ CREATE INDEX ids_hash ON ids(hash);
 		// Hex, of the row's canonical encoding (sign.go); '' for a row
 		// written without a key, and for every row written before this
 		// version, which a store with a key therefore refuses.
-		sqlite: `ALTER TABLE prompts ADD COLUMN signature TEXT NOT NULL DEFAULT '';
-ALTER TABLE ids ADD COLUMN signature TEXT NOT NULL DEFAULT ''`,
-		postgres: `ALTER TABLE prompts ADD COLUMN signature TEXT NOT NULL DEFAULT '';
-ALTER TABLE ids ADD COLUMN signature TEXT NOT NULL DEFAULT ''`,
 		readsWithout: true,
 	}, {
 		version:     originVersion,
@@ -116,28 +70,20 @@ ALTER TABLE ids ADD COLUMN signature TEXT NOT NULL DEFAULT ''`,
 		// library (render serve --repo), and with --audit-inputs the
 		// address of its input in inputs and the budget it was rendered
 		// under; '' and 0 otherwise, and for prompts recorded before.
-		sqlite: `ALTER TABLE prompts ADD COLUMN label TEXT NOT NULL DEFAULT '';
-ALTER TABLE prompts ADD COLUMN git_commit TEXT NOT NULL DEFAULT '';
-ALTER TABLE prompts ADD COLUMN input TEXT NOT NULL DEFAULT '';
-ALTER TABLE prompts ADD COLUMN max_tokens INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE prompts ADD COLUMN token_encoding TEXT NOT NULL DEFAULT '';
-CREATE TABLE inputs (
-	hash     TEXT PRIMARY KEY, -- hex SHA-256 of data
-	data     BLOB NOT NULL,    -- the input as canonical JSON
-	recorded TEXT NOT NULL
-) WITHOUT ROWID`,
-		postgres: `ALTER TABLE prompts ADD COLUMN label TEXT NOT NULL DEFAULT '';
-ALTER TABLE prompts ADD COLUMN git_commit TEXT NOT NULL DEFAULT '';
-ALTER TABLE prompts ADD COLUMN input TEXT COLLATE "C" NOT NULL DEFAULT '';
-ALTER TABLE prompts ADD COLUMN max_tokens BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE prompts ADD COLUMN token_encoding TEXT NOT NULL DEFAULT '';
-CREATE TABLE inputs (
-	hash     TEXT COLLATE "C" PRIMARY KEY,
-	data     BYTEA NOT NULL,
-	recorded TEXT NOT NULL
-)`,
 		readsWithout: true,
 	}}
+}
+
+// migrationSQL is the DDL of version in dialect. Every version has a file
+// in each dialect (TestMigrationFiles), so a missing one is a bug of the
+// build, not of any store: it panics.
+func migrationSQL(version int, dialect string) string {
+	name := fmt.Sprintf("migrations/%d.%s.sql", version, dialect)
+	b, err := fs.ReadFile(migrationFiles, name)
+	if err != nil {
+		panic("audit: " + name + " is not embedded: " + err.Error())
+	}
+	return string(b)
 }
 
 // originVersion is the version that adds the origin columns of prompts

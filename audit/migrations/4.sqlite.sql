@@ -1,0 +1,10 @@
+ALTER TABLE prompts ADD COLUMN label TEXT NOT NULL DEFAULT '';
+ALTER TABLE prompts ADD COLUMN git_commit TEXT NOT NULL DEFAULT '';
+ALTER TABLE prompts ADD COLUMN input TEXT NOT NULL DEFAULT '';
+ALTER TABLE prompts ADD COLUMN max_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE prompts ADD COLUMN token_encoding TEXT NOT NULL DEFAULT '';
+CREATE TABLE inputs (
+	hash     TEXT PRIMARY KEY, -- hex SHA-256 of data
+	data     BLOB NOT NULL,    -- the input as canonical JSON
+	recorded TEXT NOT NULL
+) WITHOUT ROWID
