@@ -63,6 +63,7 @@ type Server struct {
 	shutdown bool
 	// initialized: initialize was answered; a second one is refused.
 	initialized bool
+	methods     map[string]method // methodTable
 }
 
 // Serve runs a server on r and w until the client says exit, r ends or
@@ -75,7 +76,7 @@ func Serve(ctx context.Context, r io.Reader, w io.Writer, closer io.Closer, opts
 	}
 	s := &Server{opts: opts, log: log, docs: map[string]*document{},
 		diags: map[string]map[string][]protocol.Diagnostic{}, good: map[string]goodVariant{}, shown: map[string]bool{},
-		pending: map[string]bool{}, wake: make(chan struct{}, 1), exited: make(chan struct{})}
+		pending: map[string]bool{}, wake: make(chan struct{}, 1), exited: make(chan struct{}), methods: methodTable()}
 	defer s.closeRoot()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -181,102 +182,124 @@ func (s *Server) dispatch(ctx context.Context, req jsonrpc2.Request) (any, error
 	if down && req.Method() != protocol.MethodExit {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, "the server is shut down")
 	}
-	switch req.Method() {
-	case protocol.MethodInitialize:
-		var p protocol.InitializeParams
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		again := s.initialized
-		s.initialized = true
-		s.mu.Unlock()
-		if again { // the protocol allows one: a second would swap the library under the open documents
-			return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is initialized already")
-		}
-		return s.initialize(&p), nil
-	case protocol.MethodInitialized:
-		s.recheck(s.variants()...)
-		return nil, nil
-	case protocol.MethodShutdown:
-		s.mu.Lock()
-		s.shutdown = true
-		s.mu.Unlock()
-		return nil, nil
-	case protocol.MethodExit:
-		s.exitOnce.Do(func() { close(s.exited) })
-		return nil, nil
-	case protocol.MethodTextDocumentDidOpen:
-		var p protocol.DidOpenTextDocumentParams
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		s.didOpen(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
-		return nil, nil
-	case protocol.MethodTextDocumentDidChange:
-		var p struct {
-			TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-			ContentChanges []change                                 `json:"contentChanges"`
-		}
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		s.didChange(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges)
-		return nil, nil
-	case protocol.MethodTextDocumentDidClose:
-		var p protocol.DidCloseTextDocumentParams
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		s.didClose(p.TextDocument.URI)
-		return nil, nil
-	case protocol.MethodTextDocumentDidSave, protocol.MethodWorkspaceDidChangeWatchedFiles:
-		s.mu.Lock()
-		s.gen++ // files on disk changed: the library is read again
-		s.mu.Unlock()
-		s.recheck(s.variants()...)
-		return nil, nil
-	case protocol.MethodTextDocumentCompletion:
-		var p protocol.CompletionParams
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.completion(ctx, p.TextDocument.URI, p.Position)
-	case protocol.MethodTextDocumentHover:
-		var p protocol.HoverParams
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.hover(ctx, p.TextDocument.URI, p.Position)
-	case protocol.MethodTextDocumentDefinition:
-		var p protocol.DefinitionParams
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.definition(ctx, p.TextDocument.URI, p.Position)
-	case protocol.MethodTextDocumentDocumentSymbol:
-		var p protocol.DocumentSymbolParams
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.symbols(ctx, p.TextDocument.URI)
-	case protocol.MethodTextDocumentCodeLens:
-		var p protocol.CodeLensParams
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.codeLens(ctx, p.TextDocument.URI)
-	case protocol.MethodWorkspaceExecuteCommand:
-		var p protocol.ExecuteCommandParams
-		if err := params(req, &p); err != nil {
-			return nil, err
-		}
-		return s.executeCommand(ctx, &p)
+	if m, ok := s.methods[req.Method()]; ok {
+		return m(s, ctx, req)
 	}
 	if _, call := req.(*jsonrpc2.Call); call {
 		return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "method not found: %s", req.Method())
 	}
 	return nil, nil // an unknown notification ($/setTrace, ...) is ignored
+}
+
+// A method answers one method of the protocol: the result of a call, or
+// nil for a notification.
+type method func(s *Server, ctx context.Context, req jsonrpc2.Request) (any, error)
+
+// withParams makes a method of f, which takes the request's params
+// decoded as P; params that are not one are answered InvalidParams.
+func withParams[P any](f func(s *Server, ctx context.Context, p *P) (any, error)) method {
+	return func(s *Server, ctx context.Context, req jsonrpc2.Request) (any, error) {
+		var p P
+		if err := params(req, &p); err != nil {
+			return nil, err
+		}
+		return f(s, ctx, &p)
+	}
+}
+
+// methodTable is what the server answers, by method: the session's
+// lifecycle, the documents' notifications, and the features. Serve builds
+// it once for the session.
+func methodTable() map[string]method {
+	return map[string]method{
+		protocol.MethodInitialize:  withParams((*Server).initializeOnce),
+		protocol.MethodInitialized: (*Server).clientInitialized,
+		protocol.MethodShutdown:    (*Server).shutDown,
+		protocol.MethodExit:        (*Server).exit,
+
+		protocol.MethodTextDocumentDidOpen: withParams(func(s *Server, _ context.Context, p *protocol.DidOpenTextDocumentParams) (any, error) {
+			s.didOpen(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+			return nil, nil
+		}),
+		protocol.MethodTextDocumentDidChange: withParams(func(s *Server, _ context.Context, p *didChangeParams) (any, error) {
+			s.didChange(p.TextDocument.URI, p.TextDocument.Version, p.ContentChanges)
+			return nil, nil
+		}),
+		protocol.MethodTextDocumentDidClose: withParams(func(s *Server, _ context.Context, p *protocol.DidCloseTextDocumentParams) (any, error) {
+			s.didClose(p.TextDocument.URI)
+			return nil, nil
+		}),
+		protocol.MethodTextDocumentDidSave:            (*Server).filesChanged,
+		protocol.MethodWorkspaceDidChangeWatchedFiles: (*Server).filesChanged,
+
+		protocol.MethodTextDocumentCompletion: withParams(func(s *Server, ctx context.Context, p *protocol.CompletionParams) (any, error) {
+			return s.completion(ctx, p.TextDocument.URI, p.Position)
+		}),
+		protocol.MethodTextDocumentHover: withParams(func(s *Server, ctx context.Context, p *protocol.HoverParams) (any, error) {
+			return s.hover(ctx, p.TextDocument.URI, p.Position)
+		}),
+		protocol.MethodTextDocumentDefinition: withParams(func(s *Server, ctx context.Context, p *protocol.DefinitionParams) (any, error) {
+			return s.definition(ctx, p.TextDocument.URI, p.Position)
+		}),
+		protocol.MethodTextDocumentDocumentSymbol: withParams(func(s *Server, ctx context.Context, p *protocol.DocumentSymbolParams) (any, error) {
+			return s.symbols(ctx, p.TextDocument.URI)
+		}),
+		protocol.MethodTextDocumentCodeLens: withParams(func(s *Server, ctx context.Context, p *protocol.CodeLensParams) (any, error) {
+			return s.codeLens(ctx, p.TextDocument.URI)
+		}),
+		protocol.MethodWorkspaceExecuteCommand: withParams((*Server).executeCommand),
+	}
+}
+
+// didChangeParams are didChange's params, with the changes as the server
+// applies them.
+type didChangeParams struct {
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []change                                 `json:"contentChanges"`
+}
+
+// initializeOnce answers initialize, which the protocol allows once: a
+// second would swap the library under the open documents.
+func (s *Server) initializeOnce(_ context.Context, p *protocol.InitializeParams) (any, error) {
+	s.mu.Lock()
+	again := s.initialized
+	s.initialized = true
+	s.mu.Unlock()
+	if again {
+		return nil, jsonrpc2.Errorf(jsonrpc2.InvalidRequest, "the server is initialized already")
+	}
+	return s.initialize(p), nil
+}
+
+// clientInitialized: the client has the answer to initialize; the
+// library's variants are checked for the first time.
+func (s *Server) clientInitialized(context.Context, jsonrpc2.Request) (any, error) {
+	s.recheck(s.variants()...)
+	return nil, nil
+}
+
+// shutDown answers shutdown: from now on only exit is answered.
+func (s *Server) shutDown(context.Context, jsonrpc2.Request) (any, error) {
+	s.mu.Lock()
+	s.shutdown = true
+	s.mu.Unlock()
+	return nil, nil
+}
+
+// exit ends the session (Serve returns).
+func (s *Server) exit(context.Context, jsonrpc2.Request) (any, error) {
+	s.exitOnce.Do(func() { close(s.exited) })
+	return nil, nil
+}
+
+// filesChanged: files on disk changed (a save, or the workspace's
+// watcher), so the library is read again and every variant checked.
+func (s *Server) filesChanged(context.Context, jsonrpc2.Request) (any, error) {
+	s.mu.Lock()
+	s.gen++
+	s.mu.Unlock()
+	s.recheck(s.variants()...)
+	return nil, nil
 }
 
 // initialize finds the library and says what the server offers.
