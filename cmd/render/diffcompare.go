@@ -133,40 +133,31 @@ func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter 
 			continue
 		}
 		for _, ex := range examples {
-			pb, err := base.renderExample(a, vb, ex, counter)
+			err := r.addBoth(variant, ex, "example", vb, vh, func(s *side, v *engine.Variant) (*rendered, error) {
+				return s.renderExample(a, v, ex, counter)
+			})
 			if err != nil {
 				return nil, err
 			}
-			ph, err := head.renderExample(a, vh, ex, counter)
-			if err != nil {
-				return nil, err
-			}
-			r.add(variant, ex, "example", pb, ph)
 		}
 		// The prompts fitted to a token budget (budget_examples), which
 		// render test compares too: named as their golden files are.
 		fitted := slices.Sorted(slices.Values(slices.Concat(fittedOf(vb), fittedOf(vh))))
 		for _, name := range slices.Compact(fitted) {
-			pb, err := base.renderFitted(a, vb, name, counter)
+			err := r.addBoth(variant, name, "example", vb, vh, func(s *side, v *engine.Variant) (*rendered, error) {
+				return s.renderFitted(a, v, name, counter)
+			})
 			if err != nil {
 				return nil, err
 			}
-			ph, err := head.renderFitted(a, vh, name, counter)
-			if err != nil {
-				return nil, err
-			}
-			r.add(variant, name, "example", pb, ph)
 		}
 		for _, in := range inputs[variant] {
-			pb, err := base.render(a, vb, in.name, in.in, counter)
+			err := r.addBoth(variant, in.name, "input", vb, vh, func(s *side, v *engine.Variant) (*rendered, error) {
+				return s.render(a, v, in.name, in.in, counter)
+			})
 			if err != nil {
 				return nil, err
 			}
-			ph, err := head.render(a, vh, in.name, in.in, counter)
-			if err != nil {
-				return nil, err
-			}
-			r.add(variant, in.name, "input", pb, ph)
 		}
 	}
 	sources, err := a.changedSources(base, head)
@@ -337,6 +328,23 @@ func (s *side) render(a *app, v *engine.Variant, name string, in engine.Input, c
 		return nil, &e
 	}
 	return &rendered{text: res.Text, sections: res.Sections, tokens: res.Tokens, breakpoints: res.Breakpoints}, nil
+}
+
+// addBoth renders one prompt at the base and at the head, the base first
+// (its error is the one reported when both fail), and adds the pair: an
+// example, a fitted example and an input differ only in how a side renders
+// them.
+func (r *diffReport) addBoth(variant, name, source string, vb, vh *engine.Variant, render func(*side, *engine.Variant) (*rendered, error)) error {
+	pb, err := render(r.Base, vb)
+	if err != nil {
+		return err
+	}
+	ph, err := render(r.Head, vh)
+	if err != nil {
+		return err
+	}
+	r.add(variant, name, source, pb, ph)
+	return nil
 }
 
 // add records a prompt that differs between the sides.
