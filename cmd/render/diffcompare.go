@@ -112,11 +112,7 @@ func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter 
 		}
 	}
 	for _, variant := range names {
-		vb, err := base.variant(variant)
-		if err != nil {
-			return nil, err
-		}
-		vh, err := head.variant(variant)
+		vb, vh, err := bothSides(base, head, variant, variant, (*side).variant)
 		if err != nil {
 			return nil, err
 		}
@@ -330,16 +326,22 @@ func (s *side) render(a *app, v *engine.Variant, name string, in engine.Input, c
 	return &rendered{text: res.Text, sections: res.Sections, tokens: res.Tokens, breakpoints: res.Breakpoints}, nil
 }
 
-// addBoth renders one prompt at the base and at the head, the base first
-// (its error is the one reported when both fail), and adds the pair: an
-// example, a fitted example and an input differ only in how a side renders
-// them.
-func (r *diffReport) addBoth(variant, name, source string, vb, vh *engine.Variant, render func(*side, *engine.Variant) (*rendered, error)) error {
-	pb, err := render(r.Base, vb)
+// bothSides runs f at the base with ofBase, then at the head with ofHead:
+// the base's error is the one reported when both would fail.
+func bothSides[V, T any](base, head *side, ofBase, ofHead V, f func(*side, V) (T, error)) (T, T, error) {
+	b, err := f(base, ofBase)
 	if err != nil {
-		return err
+		var zero T
+		return zero, zero, err
 	}
-	ph, err := render(r.Head, vh)
+	h, err := f(head, ofHead)
+	return b, h, err
+}
+
+// addBoth renders one prompt at both sides and adds the pair: an example,
+// a fitted example and an input differ only in how a side renders them.
+func (r *diffReport) addBoth(variant, name, source string, vb, vh *engine.Variant, render func(*side, *engine.Variant) (*rendered, error)) error {
+	pb, ph, err := bothSides(r.Base, r.Head, vb, vh, render)
 	if err != nil {
 		return err
 	}
