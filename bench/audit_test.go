@@ -22,6 +22,7 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 	"gopkg.in/yaml.v3"
 )
 
@@ -50,8 +51,9 @@ const auditChunk = 512
 // (x-cpu, target ≥ 0.6; x-cpu-db with the database's CPU counted), and
 // the p99 latency of each and their ratio (x-p99, target ≤ 3).
 func BenchmarkAuditHTTP(b *testing.B) {
-	pg := startPostgres(b)
-	target := pg.database(b, "audit_http")
+	pg := testpostgres.StartDurableCluster(b)
+	target := createDatabase(b, pg, "audit_http")
+	postmaster := pg.PID(b)
 	bin := buildRender(b)
 	none := startServe(b, bin)
 	store := startServe(b, bin, "--audit", target)
@@ -84,7 +86,7 @@ func BenchmarkAuditHTTP(b *testing.B) {
 		for b.Loop() {
 			for k := range sides {
 				j := (op + k) % 2
-				db0 := pg.cpu(b)
+				db0 := clusterCPU(postmaster)
 				c0 := sides[j].cpu(b)
 				l, err := sides[j].chunk(auditChunk, body)
 				if err != nil {
@@ -92,7 +94,7 @@ func BenchmarkAuditHTTP(b *testing.B) {
 				}
 				cpu[j] += sides[j].cpu(b) - c0
 				if j == 1 {
-					dbCPU += pg.cpu(b) - db0
+					dbCPU += clusterCPU(postmaster) - db0
 				}
 				lat[j] = append(lat[j], l...)
 			}
@@ -242,8 +244,7 @@ const auditCorpus = 5000
 // over the whole store (prompts/s, target ≥ 2,500). "prune" keeps the
 // newest half, then verifies: it fails unless verify reports nothing.
 func BenchmarkAuditStore(b *testing.B) {
-	pg := startPostgres(b)
-	target := pg.database(b, "audit_corpus")
+	target := createDatabase(b, testpostgres.StartDurableCluster(b), "audit_corpus")
 	ctx := context.Background()
 	store, err := audit.Open(ctx, target)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx", to lock a table
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
+	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -29,8 +30,8 @@ import (
 // The times are logged, not asserted: the waits only bound hangs.
 func TestPostgresAuditPath(t *testing.T) {
 	t.Parallel()
-	pg := newPGCluster(t)
-	store, err := audit.Open(context.Background(), pg.URL())
+	pg := testpostgres.StartCluster(t)
+	store, err := audit.Open(context.Background(), pg.URL("postgres"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestPostgresAuditPath(t *testing.T) {
 	}
 
 	t.Run("locked table", func(t *testing.T) {
-		db, err := sql.Open("pgx", pg.URL())
+		db, err := sql.Open("pgx", pg.URL("postgres"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +108,7 @@ func TestPostgresAuditPath(t *testing.T) {
 	})
 
 	t.Run("stopped and started", func(t *testing.T) {
-		pg.stop(t)
+		pg.Stop(t)
 		t.Logf("/readyz 503 %s after PostgreSQL stopped", until("/readyz 503", func() bool { return status("/readyz") == 503 }).Round(time.Millisecond))
 		code, written := render()
 		if code != 503 || !json.Valid([]byte(written)) {
@@ -120,7 +121,7 @@ func TestPostgresAuditPath(t *testing.T) {
 		// the probe do: the log has them.
 		resp, read := call(t, ts, "GET", "/v1/audit/"+strings.Repeat("a", 64), "", "")
 		_, ready := call(t, ts, "GET", "/readyz", "", "")
-		u, _ := url.Parse(pg.URL())
+		u, _ := url.Parse(pg.URL("postgres"))
 		for what, body := range map[string]string{"an audit read": string(read), "a render": written, "/readyz": string(ready)} {
 			for _, secret := range []string{u.User.Username(), u.Hostname(), u.Port(), strings.TrimPrefix(u.Path, "/"), "postgres://"} {
 				if secret != "" && strings.Contains(body, secret) {
@@ -131,7 +132,7 @@ func TestPostgresAuditPath(t *testing.T) {
 		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
 			t.Errorf("an audit read with PostgreSQL down: %d %s", resp.StatusCode, read)
 		}
-		pg.start(t)
+		pg.Start(t)
 		t.Logf("/readyz 200 %s after PostgreSQL started", until("/readyz 200", func() bool { return status("/readyz") == 200 }).Round(time.Millisecond))
 		var body string
 		t.Logf("a render 200 %s after /readyz", until("a render 200", func() bool { var c int; c, body = render(); return c == 200 }).Round(time.Millisecond))

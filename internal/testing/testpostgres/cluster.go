@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // readyEnv names the file that Main writes once its cluster accepts
@@ -39,18 +41,20 @@ func Main(m *testing.M) int {
 		return m.Run()
 	}
 	defer os.RemoveAll(dir)
-	c := &cluster{bin: bin, dir: dir}
-	if c.port, err = freePort(); err != nil {
+	c, err := newCluster(bin, dir, throwaway)
+	if err != nil {
 		return m.Run()
 	}
 	ready := filepath.Join(dir, "ready")
-	os.Setenv(Env, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", c.port))
+	os.Setenv(Env, c.URL("postgres"))
 	os.Setenv(readyEnv, ready)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		msg := ""
-		if err := c.start(); err != nil {
+		if err := c.create(); err != nil {
+			msg = err.Error()
+		} else if err := c.start(); err != nil {
 			msg = err.Error()
 		}
 		tmp := ready + ".tmp"
@@ -59,7 +63,7 @@ func Main(m *testing.M) int {
 	}()
 	code := m.Run()
 	<-done
-	c.pgctl("stop", "-m", "immediate").Run()
+	c.stopNow()
 	return code
 }
 
@@ -103,31 +107,87 @@ func waitReady(t testing.TB) {
 	}
 }
 
-// cluster is a throwaway PostgreSQL cluster in dir.
-type cluster struct {
+// Cluster is a PostgreSQL cluster of a test's or a benchmark's own, run
+// from Debian's server binaries in a temporary folder on a free loopback
+// port: one it may stop and start again, or whose durability or CPU it
+// measures, which the shared one of Env must not be put through.
+type Cluster struct {
 	bin, dir string
 	port     int
-	asUser   []string // runuser -u postgres -- when the tests run as root
+	durable  bool
+	asUser   []string // runuser -u postgres -- when the process runs as root
 }
 
-func (c *cluster) data() string { return filepath.Join(c.dir, "data") }
+// The durability of a cluster: a test's data need not survive a crash,
+// while a benchmark of what a commit costs needs production's.
+const (
+	throwaway = false
+	durable   = true
+)
 
-func (c *cluster) command(name string, args ...string) *exec.Cmd {
-	argv := append(slices.Clone(c.asUser), append([]string{filepath.Join(c.bin, name)}, args...)...)
-	return exec.Command(argv[0], argv[1:]...)
+// StartCluster starts a cluster with durability off (a test's data need
+// not survive a crash), and stops and removes it when tb ends. It skips
+// tb when the server binaries are missing, but fails it under CI=true.
+func StartCluster(tb testing.TB) *Cluster {
+	tb.Helper()
+	return startCluster(tb, throwaway)
 }
 
-func (c *cluster) pgctl(args ...string) *exec.Cmd {
-	return c.command("pg_ctl", append([]string{"-D", c.data()}, args...)...)
+// StartDurableCluster starts a cluster that keeps the durability
+// production has: fsync, synchronous commit and full page writes on, so
+// that a commit waits for its WAL to reach the disk. It is for benchmarks
+// of what a commit costs; otherwise it is StartCluster.
+func StartDurableCluster(tb testing.TB) *Cluster {
+	tb.Helper()
+	return startCluster(tb, durable)
 }
 
-// start initialises the cluster and starts it, durability off (a test's
-// data need not survive a crash), and waits until it accepts connections.
-func (c *cluster) start() error {
-	if os.Geteuid() == 0 { // the server refuses to run as root
+func startCluster(tb testing.TB, durability bool) *Cluster {
+	tb.Helper()
+	bin := Binaries()
+	if bin == "" {
+		fixture.Missing(tb, "PostgreSQL's server binaries are missing (Debian: apt-get install postgresql, in /usr/lib/postgresql/<version>/bin)")
+	}
+	dir, err := os.MkdirTemp("", "promptsmith-pg-cluster-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	c, err := newCluster(bin, dir, durability)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := c.create(); errors.Is(err, errNoPostgresUser) {
+		fixture.Missing(tb, err.Error())
+	} else if err != nil {
+		tb.Fatal(err)
+	}
+	c.Start(tb)
+	tb.Cleanup(c.stopNow) // before the folder's removal: cleanups run last first
+	return c
+}
+
+// newCluster is a cluster to create in dir (an empty folder) on a free
+// loopback port.
+func newCluster(bin, dir string, durability bool) (*Cluster, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	return &Cluster{bin: bin, dir: dir, port: port, durable: durability}, nil
+}
+
+// errNoPostgresUser is why a process that runs as root cannot run the
+// server, which refuses root.
+var errNoPostgresUser = errors.New("running as root without a postgres user to run the server as (Debian's postgresql package creates it)")
+
+// create initialises the cluster's data folder (initdb), as user postgres
+// when the process runs as root, which the server refuses to run as.
+func (c *Cluster) create() error {
+	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
-			return errors.New("running as root without a postgres user to run the server as")
+			return errNoPostgresUser
 		}
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
@@ -136,16 +196,85 @@ func (c *cluster) start() error {
 		}
 		c.asUser = []string{"runuser", "-u", "postgres", "--"}
 	}
-	if out, err := c.command("initdb", "-D", c.data(), "-A", "trust", "-U", "postgres", "--no-sync").CombinedOutput(); err != nil {
+	args := []string{"-D", c.data(), "-A", "trust", "-U", "postgres"}
+	if !c.durable {
+		args = append(args, "--no-sync")
+	}
+	if out, err := c.command("initdb", args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %v\n%s", err, out)
 	}
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", c.port, c.dir)
+	return nil
+}
+
+// URL is the postgres:// URL of database db on the cluster.
+func (c *Cluster) URL(db string) string {
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", c.port, db)
+}
+
+// Start starts the cluster again after Stop, and waits until it accepts
+// connections.
+func (c *Cluster) Start(tb testing.TB) {
+	tb.Helper()
+	if err := c.start(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// Stop stops the cluster (a fast shutdown: every connection is closed)
+// and waits until it is down.
+func (c *Cluster) Stop(tb testing.TB) {
+	tb.Helper()
+	if out, err := c.pgctl("-w", "-t", "120", "-m", "fast", "stop").CombinedOutput(); err != nil {
+		tb.Fatalf("pg_ctl stop: %v\n%s", err, out)
+	}
+}
+
+// PID is the postmaster's process id: every process of the cluster is it
+// or its child, which is how a benchmark counts the cluster's CPU.
+func (c *Cluster) PID(tb testing.TB) int {
+	tb.Helper()
+	pidFile, err := os.ReadFile(filepath.Join(c.data(), "postmaster.pid"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.SplitN(string(pidFile), "\n", 2)[0])
+	if err != nil {
+		tb.Fatalf("postmaster.pid: %v", err)
+	}
+	return pid
+}
+
+func (c *Cluster) data() string { return filepath.Join(c.dir, "data") }
+
+func (c *Cluster) command(name string, args ...string) *exec.Cmd {
+	argv := append(slices.Clone(c.asUser), append([]string{filepath.Join(c.bin, name)}, args...)...)
+	return exec.Command(argv[0], argv[1:]...)
+}
+
+func (c *Cluster) pgctl(args ...string) *exec.Cmd {
+	return c.command("pg_ctl", append([]string{"-D", c.data()}, args...)...)
+}
+
+// start starts the server and waits until it accepts connections; a
+// throwaway cluster runs with durability off and room for the
+// connections of tests run in parallel.
+func (c *Cluster) start() error {
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1", c.port, c.dir)
+	if c.durable {
+		opts += " -c max_connections=100"
+	} else {
+		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+	}
 	if out, err := c.pgctl("-l", filepath.Join(c.dir, "server.log"), "-w", "-t", "120", "-o", opts, "start").CombinedOutput(); err != nil {
 		log, _ := os.ReadFile(filepath.Join(c.dir, "server.log"))
 		return fmt.Errorf("pg_ctl start: %v\n%s\n%s", err, out, strings.TrimSpace(string(log)))
 	}
 	return nil
 }
+
+// stopNow stops the server at once, without waiting for a checkpoint: the
+// cluster is thrown away.
+func (c *Cluster) stopNow() { c.pgctl("stop", "-m", "immediate").Run() }
 
 // freePort is a loopback port no one listens on now.
 func freePort() (int, error) {
