@@ -7,6 +7,7 @@ import (
 	"text/template/parse"
 
 	"github.com/promptsmith/promptsmith/internal/funcs"
+	"github.com/promptsmith/promptsmith/internal/parsetree"
 )
 
 // callWeight is the stack a template call holds beyond its own nesting, in
@@ -119,45 +120,10 @@ func seqRanges(tree *parse.Tree, n parse.Node, ranges *[]funcs.Range) int {
 // may cost at most, ranges and calls inside aside.
 func nodes(n parse.Node) int {
 	count := 0
-	var walk func(parse.Node)
-	walk = func(n parse.Node) {
+	parsetree.Inspect(n, func(parse.Node) bool {
 		count++
-		switch n := n.(type) {
-		case *parse.ListNode:
-			if n != nil {
-				for _, c := range n.Nodes {
-					walk(c)
-				}
-			}
-		case *parse.ActionNode:
-			walk(n.Pipe)
-		case *parse.TemplateNode:
-			walk(n.Pipe)
-		case *parse.IfNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.WithNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.RangeNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.PipeNode:
-			if n != nil {
-				for _, c := range n.Cmds {
-					for _, a := range c.Args {
-						walk(a)
-					}
-				}
-			}
-		case *parse.ChainNode:
-			walk(n.Node)
-		}
-	}
-	walk(n)
+		return true
+	})
 	return count
 }
 

@@ -1,11 +1,13 @@
 package engine
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"text/template/parse"
 
 	"github.com/promptsmith/promptsmith/internal/funcs"
+	"github.com/promptsmith/promptsmith/internal/parsetree"
 )
 
 // TestSeqRangesCountsEachNodeOnce: the body size recorded for each range
@@ -28,34 +30,40 @@ func TestSeqRangesCountsEachNodeOnce(t *testing.T) {
 		t.Errorf("nodes below the root: %d, want %d", total, want)
 	}
 	var found []*parse.RangeNode
-	var walk func(parse.Node)
-	walk = func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.ListNode:
-			if n != nil {
-				for _, c := range n.Nodes {
-					walk(c)
-				}
-			}
-		case *parse.IfNode:
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.WithNode:
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.RangeNode:
-			walk(n.List)
-			walk(n.ElseList)
-			found = append(found, n) // in the order seqRanges numbers them
+	parsetree.Inspect(tree.Root, func(n parse.Node) bool {
+		if r, ok := n.(*parse.RangeNode); ok {
+			found = append(found, r)
 		}
-	}
-	walk(tree.Root)
+		return true
+	})
 	if len(found) != len(ranges) || len(found) != 54 {
 		t.Fatalf("%d ranges recorded, %d in the tree", len(ranges), len(found))
 	}
-	for i, r := range found {
+	numbered := map[int]bool{}
+	for _, r := range found {
+		i := rangeNumber(t, r)
+		if numbered[i] {
+			t.Fatalf("range %d numbered twice", i)
+		}
+		numbered[i] = true
 		if ranges[i].Body != nodes(r.List) {
 			t.Errorf("range %d (%s): body %d, want %d", i, ranges[i].Pipe, ranges[i].Body, nodes(r.List))
 		}
 	}
+}
+
+// rangeNumber is the number seqRanges gave a range, which the function
+// ending its pipeline carries.
+func rangeNumber(t *testing.T, r *parse.RangeNode) int {
+	t.Helper()
+	prefix := funcs.SeqFunc
+	if len(r.Pipe.Decl) > 1 {
+		prefix = funcs.Seq2Func
+	}
+	last := r.Pipe.Cmds[len(r.Pipe.Cmds)-1].String()
+	n, err := strconv.Atoi(strings.TrimPrefix(last, prefix))
+	if err != nil || !strings.HasPrefix(last, prefix) {
+		t.Fatalf("range %s ends in %s, not %s and a number", r.Pipe, last, prefix)
+	}
+	return n
 }

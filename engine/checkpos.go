@@ -6,6 +6,8 @@ import (
 	"text/template/parse"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/promptsmith/promptsmith/internal/parsetree"
 )
 
 // manifestLine is the line of the manifest that holds the entry at path,
@@ -89,48 +91,35 @@ func (v *Variant) textAt(res *Result, offset int) string {
 	return ""
 }
 
-// textLine finds line as a whole line of a text node of the tree: its
-// file, line and 1-based column.
+// textLine finds line as a whole line of the first text node below n that
+// holds it: its file, line and 1-based column.
 func textLine(tree *parse.Tree, n parse.Node, line string) string {
-	switch n := n.(type) {
-	case *parse.ListNode:
-		if n == nil {
-			return ""
+	pos := ""
+	parsetree.Inspect(n, func(n parse.Node) bool {
+		if text, ok := n.(*parse.TextNode); ok && pos == "" {
+			pos = wholeLine(tree, text, line)
 		}
-		for _, c := range n.Nodes {
-			if pos := textLine(tree, c, line); pos != "" {
-				return pos
-			}
-		}
-	case *parse.IfNode:
-		return firstOf(textLine(tree, n.List, line), textLine(tree, n.ElseList, line))
-	case *parse.RangeNode:
-		return firstOf(textLine(tree, n.List, line), textLine(tree, n.ElseList, line))
-	case *parse.WithNode:
-		return firstOf(textLine(tree, n.List, line), textLine(tree, n.ElseList, line))
-	case *parse.TextNode:
-		text := string(n.Text)
-		for from := 0; ; {
-			i := strings.Index(text[from:], line)
-			if i < 0 {
-				return ""
-			}
-			i += from
-			end := i + len(line)
-			if (i == 0 || text[i-1] == '\n') && (end == len(text) || text[end] == '\n' || text[end] == '\r') {
-				return nodeLine(tree, n, text[:i])
-			}
-			from = i + 1
-		}
-	}
-	return ""
+		return pos == ""
+	})
+	return pos
 }
 
-func firstOf(a, b string) string {
-	if a != "" {
-		return a
+// wholeLine finds line as a whole line of a text node: its file, line
+// and 1-based column.
+func wholeLine(tree *parse.Tree, n *parse.TextNode, line string) string {
+	text := string(n.Text)
+	for from := 0; ; {
+		i := strings.Index(text[from:], line)
+		if i < 0 {
+			return ""
+		}
+		i += from
+		end := i + len(line)
+		if (i == 0 || text[i-1] == '\n') && (end == len(text) || text[end] == '\n' || text[end] == '\r') {
+			return nodeLine(tree, n, text[:i])
+		}
+		from = i + 1
 	}
-	return b
 }
 
 // nodeLine is the file:line:col of the text that follows before in node n.

@@ -17,11 +17,12 @@
 //	funcs     the template functions, run by text/template per section
 //	check     the manifest's checks, on the outline of the prompt (outline)
 //
-// with manifest (prompt.yaml), pointer (JSON pointers) and problem (the
-// error type) beneath them all. budget, check, outline and rules live
-// under engine/internal; funcs, input, lint, manifest, pointer, problem
-// and schema under the module's internal/, where the authoring tools
-// (the language server, typegen, render lint) use them too. A caller
+// with manifest (prompt.yaml), pointer (JSON pointers), problem (the
+// error type) and parsetree (one walk of text/template's trees) beneath
+// them all. budget, check, outline and rules live under engine/internal;
+// funcs, input, lint, manifest, parsetree, pointer, problem and schema
+// under the module's internal/, where the authoring tools (the language
+// server, typegen, render lint) use them too. A caller
 // outside the module sees this package, and verbatim, alone.
 //
 // # Import rules
@@ -41,6 +42,7 @@
 //	├── manifest → input, pointer, problem
 //	├── input    → pointer, problem
 //	├── pointer
+//	├── parsetree
 //	└── problem
 //
 // Outside the engine, any of them may import internal/phrase (quoting,

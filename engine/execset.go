@@ -8,6 +8,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/internal/funcs"
 	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/parsetree"
 	"github.com/promptsmith/promptsmith/internal/pointer"
 )
 
@@ -121,41 +122,27 @@ func callOnPrint(t *template.Template, fields [][]string, fn string) error {
 // command.
 func printsField(n parse.Node, fields [][]string, rewrite func(*parse.CommandNode)) bool {
 	found := false
-	var walk func(parse.Node)
-	walk = func(n parse.Node) {
+	parsetree.Inspect(n, func(n parse.Node) bool {
 		switch n := n.(type) {
-		case *parse.ListNode:
-			if n == nil {
-				return
-			}
-			for _, c := range n.Nodes {
-				walk(c)
-			}
+		case *parse.PipeNode:
+			return false // a pipeline holds no action
 		case *parse.ActionNode:
 			p := n.Pipe
 			if len(p.Decl) > 0 || len(p.Cmds) != 1 || len(p.Cmds[0].Args) != 1 {
-				return
+				return false
 			}
 			f, ok := p.Cmds[0].Args[0].(*parse.FieldNode)
 			if !ok || !slices.ContainsFunc(fields, func(path []string) bool { return slices.Equal(path, f.Ident) }) {
-				return
+				return false
 			}
 			found = true
 			if rewrite != nil {
 				rewrite(p.Cmds[0])
 			}
-		case *parse.IfNode:
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.RangeNode:
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.WithNode:
-			walk(n.List)
-			walk(n.ElseList)
+			return false
 		}
-	}
-	walk(n)
+		return true
+	})
 	return found
 }
 

@@ -124,7 +124,7 @@ func stageOf(imp string) (string, bool) {
 
 // internalStages are the engine's stages that live under the module's
 // internal/, where the authoring tools (lsp, typegen, lint) reach them.
-var internalStages = []string{"funcs", "input", "lint", "manifest", "pointer", "problem", "schema"}
+var internalStages = []string{"funcs", "input", "lint", "manifest", "parsetree", "pointer", "problem", "schema"}
 
 // TestRenderPathReadsNoHost: no package of the project on the render path
 // (the engine and every project package it depends on) imports what would

@@ -9,6 +9,7 @@ import (
 	"text/template/parse"
 
 	"github.com/promptsmith/promptsmith/internal/lint"
+	"github.com/promptsmith/promptsmith/internal/parsetree"
 )
 
 // headingFindings are the headings checks.headings requires that no
@@ -49,61 +50,31 @@ func (v *Variant) headingFindings() []lint.Finding {
 // of their actions; dynamic says one of them may write a heading whose text
 // an action gives ("## {{ .title }}", printf "## %s").
 func templateTexts(templates []*template.Template) (texts []string, dynamic bool) {
-	var walk func(n parse.Node)
-	walk = func(n parse.Node) {
-		switch n := n.(type) {
-		case *parse.TextNode:
-			texts = append(texts, string(n.Text))
-			last := string(n.Text)
-			if i := strings.LastIndexByte(last, '\n'); i >= 0 {
-				last = last[i+1:]
-			}
-			if t := strings.TrimSpace(last); t != "" && strings.Trim(t, "#") == "" {
-				dynamic = true // a heading an action completes
-			}
-		case *parse.StringNode:
-			texts = append(texts, n.Text)
-			if strings.Contains(n.Text, "#") && strings.Contains(n.Text, "%") {
-				dynamic = true // printf "## %s"
-			}
-		case *parse.ListNode:
-			if n != nil {
-				for _, c := range n.Nodes {
-					walk(c)
-				}
-			}
-		case *parse.ActionNode:
-			walk(n.Pipe)
-		case *parse.PipeNode:
-			if n != nil {
-				for _, c := range n.Cmds {
-					walk(c)
-				}
-			}
-		case *parse.CommandNode:
-			for _, a := range n.Args {
-				walk(a)
-			}
-		case *parse.IfNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.RangeNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.WithNode:
-			walk(n.Pipe)
-			walk(n.List)
-			walk(n.ElseList)
-		case *parse.TemplateNode:
-			walk(n.Pipe)
-		}
-	}
 	for _, t := range templates {
-		if t.Tree != nil && t.Tree.Root != nil {
-			walk(t.Tree.Root)
+		if t.Tree == nil || t.Tree.Root == nil {
+			continue
 		}
+		parsetree.Inspect(t.Tree.Root, func(n parse.Node) bool {
+			switch n := n.(type) {
+			case *parse.TextNode:
+				texts = append(texts, string(n.Text))
+				last := string(n.Text)
+				if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+					last = last[i+1:]
+				}
+				if t := strings.TrimSpace(last); t != "" && strings.Trim(t, "#") == "" {
+					dynamic = true // a heading an action completes
+				}
+			case *parse.StringNode:
+				texts = append(texts, n.Text)
+				if strings.Contains(n.Text, "#") && strings.Contains(n.Text, "%") {
+					dynamic = true // printf "## %s"
+				}
+			case *parse.ChainNode:
+				return false // (...).Field prints a field of its operand, never the operand
+			}
+			return true
+		})
 	}
 	return texts, dynamic
 }

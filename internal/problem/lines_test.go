@@ -3,6 +3,8 @@ package problem
 import (
 	"testing"
 	"text/template/parse"
+
+	"github.com/promptsmith/promptsmith/internal/parsetree"
 )
 
 // TestLinesAgreeWithErrorContext: every node is located where
@@ -18,9 +20,11 @@ func TestLinesAgreeWithErrorContext(t *testing.T) {
 	tree := trees["f.tmpl"]
 	with := NewLines(func(name string) (string, bool) { return src, name == "f.tmpl" })
 	without := NewLines(nil)
-	var walk func(parse.Node)
 	count := 0
-	walk = func(n parse.Node) {
+	parsetree.Inspect(tree.Root, func(n parse.Node) bool {
+		if parsetree.Empty(n) {
+			return false
+		}
 		count++
 		want, _ := tree.ErrorContext(n)
 		if got := with.Loc(tree, n); got != want {
@@ -32,33 +36,8 @@ func TestLinesAgreeWithErrorContext(t *testing.T) {
 		if got, want := with.Line(tree, n), TemplateLine(tree, n); got != want {
 			t.Errorf("%s: line %d, want %d", n, got, want)
 		}
-		switch n := n.(type) {
-		case *parse.ListNode:
-			if n != nil {
-				for _, c := range n.Nodes {
-					walk(c)
-				}
-			}
-		case *parse.IfNode:
-			walk(n.Pipe)
-			walk(n.List)
-		case *parse.RangeNode:
-			walk(n.Pipe)
-			walk(n.List)
-		case *parse.WithNode:
-			walk(n.Pipe)
-			walk(n.List)
-		case *parse.ActionNode:
-			walk(n.Pipe)
-		case *parse.PipeNode:
-			for _, c := range n.Cmds {
-				for _, a := range c.Args {
-					walk(a)
-				}
-			}
-		}
-	}
-	walk(tree.Root)
+		return true
+	})
 	if count < 15 {
 		t.Fatalf("walked %d nodes", count)
 	}
