@@ -33,19 +33,26 @@ const noteSchema = `{
 // set, with the engine's functions), beside noteSchema's root.
 func parseNote(t *testing.T, files map[string]string) (*template.Template, *schema.Schema) {
 	t.Helper()
-	set, err := schema.Load(fstest.MapFS{"schemas/note.schema.json": {Data: []byte(noteSchema)}}, "lib")
+	return parseBeside(t, "note", noteSchema, files)
+}
+
+// parseBeside parses files as the engine parses a variant's templates,
+// beside the schema src, which a library holds as schemas/NAME.schema.json.
+func parseBeside(t *testing.T, name, src string, files map[string]string) (*template.Template, *schema.Schema) {
+	t.Helper()
+	set, err := schema.Load(fstest.MapFS{"schemas/" + name + ".schema.json": {Data: []byte(src)}}, "lib")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := set.Get("note")
+	sc, err := set.Get(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var tmpl *template.Template
 	env := &funcs.Env{Templates: func() *template.Template { return tmpl }}
-	tmpl = template.New("note").Option("missingkey=error").Funcs(funcs.Map(env))
-	for name, src := range files {
-		if _, err := tmpl.New(name).Parse(src); err != nil {
+	tmpl = template.New(name).Option("missingkey=error").Funcs(funcs.Map(env))
+	for file, text := range files {
+		if _, err := tmpl.New(file).Parse(text); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,12 +3,8 @@ package lint_test
 import (
 	"strings"
 	"testing"
-	"testing/fstest"
-	"text/template"
 
-	"github.com/promptsmith/promptsmith/internal/funcs"
 	"github.com/promptsmith/promptsmith/internal/lint"
-	"github.com/promptsmith/promptsmith/internal/schema"
 )
 
 // typedSchema has a field of each type lint checks expressions against.
@@ -35,22 +31,7 @@ const typedSchema = `{
 // its own that run on what their callers pass.
 func checkTyped(t *testing.T, files map[string]string) []string {
 	t.Helper()
-	set, err := schema.Load(fstest.MapFS{"schemas/typed.schema.json": {Data: []byte(typedSchema)}}, "lib")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc, err := set.Get("typed")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tmpl *template.Template
-	env := &funcs.Env{Templates: func() *template.Template { return tmpl }}
-	tmpl = template.New("typed").Option("missingkey=error").Funcs(funcs.Map(env))
-	for name, src := range files {
-		if _, err := tmpl.New(name).Parse(src); err != nil {
-			t.Fatal(err)
-		}
-	}
+	tmpl, sc := parseBeside(t, "typed", typedSchema, files)
 	var out []string
 	for _, f := range lint.Check(lint.Templates{
 		Set: tmpl, Dir: "templates/typed", Root: sc.Root(), SchemaFile: "schemas/typed.schema.json",
