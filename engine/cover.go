@@ -6,12 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"text/template"
 	"text/template/parse"
 
-	"github.com/promptsmith/promptsmith/internal/funcs"
 	"github.com/promptsmith/promptsmith/internal/problem"
 )
 
@@ -200,10 +198,9 @@ type Coverage struct {
 	v        *Variant
 	branches []Branch
 	taken    []atomic.Bool
-	// free holds copies of the templates that record into this Coverage,
+	// pool holds copies of the templates that record into this Coverage,
 	// for its renders to reuse.
-	mu   sync.Mutex
-	free []*execSet
+	pool execPool
 }
 
 // NewCoverage starts gathering the branches the variant's renders take:
@@ -285,20 +282,7 @@ func (v *Variant) acquireFor(ctx context.Context, ro renderOptions) (*execSet, e
 		return nil, &Error{Kind: KindUsage, Variant: v.name,
 			Reason: fmt.Sprintf("the coverage given is variant %s's, not %s's: make one with Variant.NewCoverage", c.v.name, v.name)}
 	}
-	c.mu.Lock()
-	var set *execSet
-	if n := len(c.free); n > 0 {
-		set, c.free = c.free[n-1], c.free[:n-1]
-	}
-	c.mu.Unlock()
-	if set == nil {
-		var err error
-		if set, err = c.newExecSet(); err != nil {
-			return nil, err
-		}
-	}
-	set.env.Run = &funcs.Run{Ctx: ctx}
-	return set, nil
+	return c.pool.take(ctx, c.newExecSet)
 }
 
 // releaseFor returns a copy of the templates to where acquireFor took it.
@@ -308,13 +292,10 @@ func (v *Variant) releaseFor(set *execSet, ro renderOptions) {
 		v.release(set)
 		return
 	}
-	set.env.Run = nil
 	for _, id := range set.marks.release() {
 		c.taken[id].Store(true)
 	}
-	c.mu.Lock()
-	c.free = append(c.free, set)
-	c.mu.Unlock()
+	c.pool.put(set)
 }
 
 // newExecSet is a copy of the variant's templates with, at the start of

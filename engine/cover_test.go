@@ -162,9 +162,9 @@ func TestCoverageCostsPlainRendersNothing(t *testing.T) {
 			t.Errorf("the variant's template %s was rewritten: %s", tmpl.Name(), tmpl.Tree.Root)
 		}
 	}
-	v.mu.Lock()
-	free := slices.Clone(v.free)
-	v.mu.Unlock()
+	v.pool.mu.Lock()
+	free := slices.Clone(v.pool.free)
+	v.pool.mu.Unlock()
 	if len(free) == 0 {
 		t.Fatal("the plain render left no copy of the templates to look at")
 	}
@@ -179,7 +179,7 @@ func TestCoverageCostsPlainRendersNothing(t *testing.T) {
 	if _, err := v.Render(context.Background(), in, Cover(cov)); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(cov.free); n != 1 {
+	if n := len(cov.pool.free); n != 1 {
 		t.Errorf("the coverage keeps %d copies of the templates after two renders one after the other, want 1", n)
 	}
 }

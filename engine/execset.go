@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"slices"
+	"sync"
 	"text/template"
 	"text/template/parse"
 
@@ -32,16 +33,26 @@ type execSet struct {
 	marks *branchMarks
 }
 
-func (v *Variant) acquire(ctx context.Context) (*execSet, error) {
-	v.mu.Lock()
+// execPool holds the copies of a variant's templates that no render is
+// executing: making one (clone, bound, rewrite) costs several renders, so
+// a render takes one and gives it back.
+type execPool struct {
+	mu   sync.Mutex
+	free []*execSet
+}
+
+// take is a free copy, or else a new one from newSet, bound to a render
+// that runs under ctx.
+func (p *execPool) take(ctx context.Context, newSet func() (*execSet, error)) (*execSet, error) {
+	p.mu.Lock()
 	var set *execSet
-	if n := len(v.free); n > 0 {
-		set, v.free = v.free[n-1], v.free[:n-1]
+	if n := len(p.free); n > 0 {
+		set, p.free = p.free[n-1], p.free[:n-1]
 	}
-	v.mu.Unlock()
+	p.mu.Unlock()
 	if set == nil {
 		var err error
-		if set, err = v.newExecSet(); err != nil {
+		if set, err = newSet(); err != nil {
 			return nil, err
 		}
 	}
@@ -49,12 +60,19 @@ func (v *Variant) acquire(ctx context.Context) (*execSet, error) {
 	return set, nil
 }
 
-func (v *Variant) release(set *execSet) {
+// put gives back a copy whose render is over.
+func (p *execPool) put(set *execSet) {
 	set.env.Run = nil
-	v.mu.Lock()
-	v.free = append(v.free, set)
-	v.mu.Unlock()
+	p.mu.Lock()
+	p.free = append(p.free, set)
+	p.mu.Unlock()
 }
+
+func (v *Variant) acquire(ctx context.Context) (*execSet, error) {
+	return v.pool.take(ctx, v.newExecSet)
+}
+
+func (v *Variant) release(set *execSet) { v.pool.put(set) }
 
 func (v *Variant) newExecSet() (*execSet, error) {
 	clone, err := v.tmpl.Clone()

@@ -37,12 +37,12 @@ func TestKeyOrderLivesWithItsLibrary(t *testing.T) {
 			t.Fatalf("load %d: input order lost: %q", i, res.Text)
 		}
 		v, _ := lib.Variant("note")
-		for _, set := range v.free {
+		for _, set := range v.pool.free {
 			if n := set.order.Len(); n != 0 {
 				t.Fatalf("load %d: %d key orders outlive their render", i, n)
 			}
 		}
-		if len(v.free) == 0 {
+		if len(v.pool.free) == 0 {
 			t.Fatal("no copy of the templates came back from the render")
 		}
 		runtime.GC()
@@ -270,14 +270,14 @@ func TestLoadMakesTheFirstCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(v.free) != 1 {
-		t.Fatalf("%d copies of the templates ready after load, want 1", len(v.free))
+	if len(v.pool.free) != 1 {
+		t.Fatalf("%d copies of the templates ready after load, want 1", len(v.pool.free))
 	}
-	ready := v.free[0]
+	ready := v.pool.free[0]
 	if _, err := lib.Render(context.Background(), "note", Input{Name: "in", Data: []byte(`{"title": "T"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	if len(v.free) != 1 || v.free[0] != ready {
-		t.Fatalf("the render did not run the copy made at load: %d ready", len(v.free))
+	if len(v.pool.free) != 1 || v.pool.free[0] != ready {
+		t.Fatalf("the render did not run the copy made at load: %d ready", len(v.pool.free))
 	}
 }

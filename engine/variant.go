@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"text/template"
 
@@ -33,9 +32,8 @@ type Variant struct {
 	rules *rules.Checker
 	// sectionPaths caches the SectionPaths of the verbatim fields seen lately.
 	sectionPaths outline.PathCache
-	// free holds copies of the templates for renders to execute (execSet).
-	mu   sync.Mutex
-	free []*execSet
+	// pool holds copies of the templates for renders to execute.
+	pool execPool
 	// textSize is the size of the last prompt rendered, less its verbatim
 	// fields: what the next render's output is sized to before it starts.
 	textSize atomic.Int64
@@ -78,7 +76,7 @@ func newVariant(lib *Library, f *variantFiles) *Variant {
 	// cost several times a warm render. A copy that cannot be made is
 	// left to the render, which reports why.
 	if set, err := v.newExecSet(); err == nil {
-		v.free = append(v.free, set)
+		v.pool.put(set)
 	}
 	return v
 }
