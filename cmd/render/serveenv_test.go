@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/spf13/cobra"
 )
 
 // TestServeEnv: each flag of render serve takes its PROMPTSMITH_ variable
@@ -17,29 +18,13 @@ func TestServeEnv(t *testing.T) {
 	t.Setenv("PROMPTSMITH_CORS_ORIGIN", "https://a.example, https://b.example")
 	t.Setenv("PROMPTSMITH_DRAIN_DELAY", "7s")
 	t.Setenv("PROMPTSMITH_TIMEOUT", "3s")
-	a := &app{}
-	root := a.rootCommand()
-	serve, _, err := root.Find([]string{"serve"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.ParseFlags([]string{"--max-renders", "5"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := applyServeEnv(serve); err != nil {
-		t.Fatal(err)
-	}
-	got := func(name string) string { return serve.Flags().Lookup(name).Value.String() }
-	for name, want := range map[string]string{
+	serve := serveWithEnv(t, "--max-renders", "5")
+	wantFlags(t, serve, map[string]string{
 		"max-body": "100", "max-renders": "5", "drain-delay": "7s", "timeout": "3s",
 		"cors-origin": "[https://a.example,https://b.example]",
-	} {
-		if got(name) != want {
-			t.Errorf("--%s = %s, want %s", name, got(name), want)
-		}
-	}
+	})
 	t.Setenv("PROMPTSMITH_MAX_QUEUE", "many")
-	err = applyServeEnv(serve)
+	err := applyServeEnv(serve)
 	if err == nil || !strings.Contains(err.Error(), "PROMPTSMITH_MAX_QUEUE") {
 		t.Errorf("a bad value: %v", err)
 	}
@@ -47,6 +32,33 @@ func TestServeEnv(t *testing.T) {
 	for _, f := range serveFlags(serve) {
 		if !strings.Contains(help.stdout, envName(f.Name)) {
 			t.Errorf("render serve --help does not list %s", envName(f.Name))
+		}
+	}
+}
+
+// serveWithEnv is render serve's command with args parsed and then the
+// PROMPTSMITH_ variables applied, as render serve does before it starts.
+func serveWithEnv(t *testing.T, args ...string) *cobra.Command {
+	t.Helper()
+	serve, _, err := (&app{}).rootCommand().Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.ParseFlags(args); err != nil {
+		t.Fatal(err)
+	}
+	if err := applyServeEnv(serve); err != nil {
+		t.Fatal(err)
+	}
+	return serve
+}
+
+// wantFlags checks the values of cmd's flags (name: value as printed).
+func wantFlags(t *testing.T, cmd *cobra.Command, want map[string]string) {
+	t.Helper()
+	for name, w := range want {
+		if got := cmd.Flags().Lookup(name).Value.String(); got != w {
+			t.Errorf("--%s = %s, want %s", name, got, w)
 		}
 	}
 }

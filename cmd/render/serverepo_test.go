@@ -148,25 +148,10 @@ func TestServeRepoEnv(t *testing.T) {
 	t.Setenv("PROMPTSMITH_POLL_INTERVAL", "10s")
 	t.Setenv("PROMPTSMITH_AUDIT_INPUTS", "true")
 	t.Setenv(labels.EnvVar, "staging=refs/heads/main")
-	serve, _, err := (&app{}).rootCommand().Find([]string{"serve"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.ParseFlags(nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := applyServeEnv(serve); err != nil {
-		t.Fatal(err)
-	}
-	got := func(name string) string { return serve.Flags().Lookup(name).Value.String() }
-	for name, want := range map[string]string{
+	wantFlags(t, serveWithEnv(t), map[string]string{
 		"repo": "/srv/prompts.git", "labels-file": "labels.yaml", "default-label": "production", "poll-interval": "10s",
 		"audit-inputs": "true", "label": "[]",
-	} {
-		if got(name) != want {
-			t.Errorf("--%s = %s, want %s", name, got(name), want)
-		}
-	}
+	})
 	if help := runCLI(t, "", "serve", "--help"); !strings.Contains(help.stdout, labels.EnvVar+"  ") || strings.Contains(help.stdout, "PROMPTSMITH_LABEL ") {
 		t.Errorf("render serve --help does not list %s for --label:\n%s", labels.EnvVar, help.stdout)
 	}
