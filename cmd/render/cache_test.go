@@ -11,7 +11,7 @@ import (
 // time and a task; cache is its manifest's cache: entry.
 func deskLibrary(t *testing.T, cache string) string {
 	t.Helper()
-	return writeLibrary(t, map[string]string{
+	return writeFiles(t, map[string]string{
 		"schemas/desk.schema.json": `{"type": "object", "additionalProperties": false, "required": ["name", "now", "task"], "properties": {
   "name": {"type": "string", "description": "N."},
   "now": {"type": "string", "format": "date-time", "description": "T."},

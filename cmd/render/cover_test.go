@@ -8,22 +8,6 @@ import (
 	"testing"
 )
 
-// writeLibrary writes files (path: content) under a new folder.
-func writeLibrary(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 const smallSchema = `{"type": "object", "additionalProperties": false, "required": ["title"], "properties": {
   "title": {"type": "string", "description": "T."},
   "items": {"type": "array", "default": [], "items": {"type": "string"}, "description": "I."},
@@ -57,7 +41,7 @@ func TestLintReport(t *testing.T) {
 		"templates/broken/main.md.tmpl": "{{ if .title }}\n",
 		"templates/worse/prompt.yaml":   "description: Worse\nsectionz: [main]\n",
 	}
-	dir := writeLibrary(t, files)
+	dir := writeFiles(t, files)
 	r := runCLI(t, "", "lint", "--templates", dir)
 	got := strings.ReplaceAll(r.stdout, dir+string(filepath.Separator), "")
 	want := `templates/broken/main.md.tmpl:1:1: error: {{if}} opened at templates/broken/main.md.tmpl:1:1 is never closed (add {{ end }} where the if block should end)
@@ -117,7 +101,7 @@ lint: 3 error(s) (3 warning(s)); 3 golden file(s) out of date: run render test
 // golden section starts the output, with no blank line before it.
 func TestLintGoldenFilesOnly(t *testing.T) {
 	t.Parallel()
-	dir := writeLibrary(t, map[string]string{
+	dir := writeFiles(t, map[string]string{
 		"schemas/ok.schema.json": `{"type": "object", "additionalProperties": false, "required": ["title"],
   "properties": {"title": {"type": "string", "description": "T."}}}`,
 		"templates/ok/prompt.yaml":     "description: OK\nsections: [main]\n",
@@ -158,7 +142,7 @@ func branchy(t *testing.T, examples map[string]string) string {
 	for name, data := range examples {
 		files["templates/branchy/examples/"+name+".yaml"] = data
 	}
-	return writeLibrary(t, files)
+	return writeFiles(t, files)
 }
 
 // TestTestCover holds what render test --cover adds to render test: each

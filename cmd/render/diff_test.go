@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,17 +17,12 @@ import (
 func TestDiffGolden(t *testing.T) {
 	t.Parallel()
 	r := versioned(t)
-	inputs := t.TempDir()
-	for name, text := range map[string]string{
+	inputs := writeFiles(t, map[string]string{
 		"note/long.yaml":    "title: Groceries\nitems: [milk, eggs, bread]\n",
 		"todo/dishes.json":  `{"task": "dishes"}`,
 		"note/untitled.yml": "title: ''\n",
 		"note/fenced.yaml":  "title: Code\nitems: ['```sh', make, '```']\n",
-	} {
-		path := filepath.Join(inputs, filepath.FromSlash(name))
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		os.WriteFile(path, []byte(text), 0o644)
-	}
+	})
 	for _, c := range []struct {
 		file string
 		args []string
@@ -78,12 +72,8 @@ func TestDiffNoChange(t *testing.T) {
 func TestDiffErrors(t *testing.T) {
 	t.Parallel()
 	r := versioned(t)
-	inputs := t.TempDir()
-	os.MkdirAll(filepath.Join(inputs, "ghost"), 0o755)
-	os.WriteFile(filepath.Join(inputs, "ghost", "a.yaml"), []byte("x: 1\n"), 0o644)
-	bad := t.TempDir()
-	os.MkdirAll(filepath.Join(bad, "note"), 0o755)
-	os.WriteFile(filepath.Join(bad, "note", "wrong.yaml"), []byte("titel: typo\n"), 0o644)
+	inputs := writeFiles(t, map[string]string{"ghost/a.yaml": "x: 1\n"})
+	bad := writeFiles(t, map[string]string{"note/wrong.yaml": "titel: typo\n"})
 	for _, c := range []struct {
 		args []string
 		want string

@@ -15,8 +15,7 @@ import (
 // environment variable, a file, git and a bd command that times out quickly.
 func hostLibrary(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
-	files := map[string]string{
+	return writeFiles(t, map[string]string{
 		"schemas/host.schema.json": `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object", "additionalProperties": false, "required": ["name"],
@@ -38,17 +37,7 @@ gather:
 `,
 		"templates/host/main.md.tmpl":        "# {{ .name }}\n{{ with get . \"shell\" }}shell {{ . }}\n{{ end }}{{ with get . \"tasks\" }}{{ range . }}- {{ .id }} {{ .title }}\n{{ end }}{{ end }}",
 		"templates/host/examples/basic.yaml": "name: basic\n",
-	}
-	for name, text := range files {
-		path := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	})
 }
 
 // fakeBD puts a bd script first on PATH.

@@ -62,7 +62,7 @@ func tenMistakes() map[string]string {
 // findings is an example's.
 func TestTenMistakes(t *testing.T) {
 	t.Parallel()
-	dir := writeLibrary(t, tenMistakes())
+	dir := writeFiles(t, tenMistakes())
 	r := runCLI(t, "", "lint", "--templates", dir)
 	got := strings.ReplaceAll(r.stdout, dir+string(filepath.Separator), "")
 	t.Logf("render lint:\n%s", got)

@@ -193,9 +193,7 @@ func TestInputFromADevice(t *testing.T) {
 func TestInputFilesThatArePipes(t *testing.T) {
 	t.Parallel()
 	r := versioned(t)
-	inputs := t.TempDir()
-	os.MkdirAll(filepath.Join(inputs, "note"), 0o755)
-	os.WriteFile(filepath.Join(inputs, "note", "a.yaml"), []byte("title: A\n"), 0o644)
+	inputs := writeFiles(t, map[string]string{"note/a.yaml": "title: A\n"})
 	fifo := filepath.Join(inputs, "note", "b.yaml")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("no named pipes here:", err)
