@@ -6,25 +6,53 @@ import (
 	"testing"
 
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/spf13/cobra"
+	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
 // TestServeEnv: each flag of render serve takes its PROMPTSMITH_ variable
 // when not given; a flag given wins; a repeatable one takes a list; a
 // value that does not parse names the variable; --help lists them all.
+// The flags of --repo are no different, but --label, whose variable is
+// PROMPTSMITH_LABELS (labels.EnvVar), a source of labels of its own that
+// --label adds to; --help lists it.
 func TestServeEnv(t *testing.T) {
-	t.Setenv("PROMPTSMITH_MAX_BODY", "100")
-	t.Setenv("PROMPTSMITH_MAX_RENDERS", "3")
-	t.Setenv("PROMPTSMITH_CORS_ORIGIN", "https://a.example, https://b.example")
-	t.Setenv("PROMPTSMITH_DRAIN_DELAY", "7s")
-	t.Setenv("PROMPTSMITH_TIMEOUT", "3s")
-	serve := serveWithEnv(t, "--max-renders", "5")
-	wantFlags(t, serve, map[string]string{
+	for name, value := range map[string]string{
+		"PROMPTSMITH_MAX_BODY":      "100",
+		"PROMPTSMITH_MAX_RENDERS":   "3",
+		"PROMPTSMITH_CORS_ORIGIN":   "https://a.example, https://b.example",
+		"PROMPTSMITH_DRAIN_DELAY":   "7s",
+		"PROMPTSMITH_TIMEOUT":       "3s",
+		"PROMPTSMITH_REPO":          "/srv/prompts.git",
+		"PROMPTSMITH_LABELS_FILE":   "labels.yaml",
+		"PROMPTSMITH_DEFAULT_LABEL": "production",
+		"PROMPTSMITH_POLL_INTERVAL": "10s",
+		"PROMPTSMITH_AUDIT_INPUTS":  "true",
+		labels.EnvVar:               "staging=refs/heads/main",
+	} {
+		t.Setenv(name, value)
+	}
+	serve, _, err := (&app{}).rootCommand().Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.ParseFlags([]string{"--max-renders", "5"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := applyServeEnv(serve); err != nil {
+		t.Fatal(err)
+	}
+	got := func(name string) string { return serve.Flags().Lookup(name).Value.String() }
+	for name, want := range map[string]string{
 		"max-body": "100", "max-renders": "5", "drain-delay": "7s", "timeout": "3s",
-		"cors-origin": "[https://a.example,https://b.example]",
-	})
+		"cors-origin": "[https://a.example,https://b.example]", "audit-inputs": "true", "label": "[]",
+		"repo": "/srv/prompts.git", "labels-file": "labels.yaml", "default-label": "production", "poll-interval": "10s",
+	} {
+		if got(name) != want {
+			t.Errorf("--%s = %s, want %s", name, got(name), want)
+		}
+	}
 	t.Setenv("PROMPTSMITH_MAX_QUEUE", "many")
-	err := applyServeEnv(serve)
+	err = applyServeEnv(serve)
 	if err == nil || !strings.Contains(err.Error(), "PROMPTSMITH_MAX_QUEUE") {
 		t.Errorf("a bad value: %v", err)
 	}
@@ -34,32 +62,8 @@ func TestServeEnv(t *testing.T) {
 			t.Errorf("render serve --help does not list %s", envName(f.Name))
 		}
 	}
-}
-
-// serveWithEnv is render serve's command with args parsed and then the
-// PROMPTSMITH_ variables applied, as render serve does before it starts.
-func serveWithEnv(t *testing.T, args ...string) *cobra.Command {
-	t.Helper()
-	serve, _, err := (&app{}).rootCommand().Find([]string{"serve"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.ParseFlags(args); err != nil {
-		t.Fatal(err)
-	}
-	if err := applyServeEnv(serve); err != nil {
-		t.Fatal(err)
-	}
-	return serve
-}
-
-// wantFlags checks the values of cmd's flags (name: value as printed).
-func wantFlags(t *testing.T, cmd *cobra.Command, want map[string]string) {
-	t.Helper()
-	for name, w := range want {
-		if got := cmd.Flags().Lookup(name).Value.String(); got != w {
-			t.Errorf("--%s = %s, want %s", name, got, w)
-		}
+	if !strings.Contains(help.stdout, labels.EnvVar+"  ") || strings.Contains(help.stdout, "PROMPTSMITH_LABEL ") {
+		t.Errorf("render serve --help does not list %s for --label:\n%s", labels.EnvVar, help.stdout)
 	}
 }
 

@@ -136,23 +136,3 @@ func replayChecks(t *testing.T, target string, repo *testrepo.Repo, prod string)
 		t.Errorf("replay --format json: exit %d %v\n%s%s", r.code, err, r.stdout, r.stderr)
 	}
 }
-
-// TestServeRepoEnv: the flags of --repo take their PROMPTSMITH_
-// variables as every flag of render serve does, but --label, whose
-// variable is PROMPTSMITH_LABELS (labels.EnvVar), a source of labels of
-// its own that --label adds to; --help lists it.
-func TestServeRepoEnv(t *testing.T) {
-	t.Setenv("PROMPTSMITH_REPO", "/srv/prompts.git")
-	t.Setenv("PROMPTSMITH_LABELS_FILE", "labels.yaml")
-	t.Setenv("PROMPTSMITH_DEFAULT_LABEL", "production")
-	t.Setenv("PROMPTSMITH_POLL_INTERVAL", "10s")
-	t.Setenv("PROMPTSMITH_AUDIT_INPUTS", "true")
-	t.Setenv(labels.EnvVar, "staging=refs/heads/main")
-	wantFlags(t, serveWithEnv(t), map[string]string{
-		"repo": "/srv/prompts.git", "labels-file": "labels.yaml", "default-label": "production", "poll-interval": "10s",
-		"audit-inputs": "true", "label": "[]",
-	})
-	if help := runCLI(t, "", "serve", "--help"); !strings.Contains(help.stdout, labels.EnvVar+"  ") || strings.Contains(help.stdout, "PROMPTSMITH_LABEL ") {
-		t.Errorf("render serve --help does not list %s for --label:\n%s", labels.EnvVar, help.stdout)
-	}
-}
