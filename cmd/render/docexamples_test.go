@@ -2,14 +2,22 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 )
 
 // docsWithExamples are the documents whose shell examples run here,
@@ -72,39 +80,174 @@ func shellBlocks(t *testing.T, doc string) []shellBlock {
 // TestShellExamplesInTheDocs runs every shell example of README.md,
 // templates/README.md and docs/, each in a fresh copy of the library (a
 // git repository whose branch main holds it) with the render built from
-// this tree on PATH, and fails when one exits with an error. An example
-// that cannot run here says why, visibly, on the line before its block.
+// this tree on PATH, and fails when one exits with an error, naming the
+// document, the line and the output. testdata/docexamples.bash stands in
+// for what a user's machine has and a test's has not: render serve runs
+// in the background on a free port, the paths /srv and /run/secrets are
+// folders of the copy. An example that names PROMPTSMITH_AUDIT gets a
+// PostgreSQL schema of its own there (testpostgres). The lines that run
+// the test suite itself (selfReferential) are checked another way. An
+// example that cannot run here says why, visibly, on the line before its
+// block.
 func TestShellExamplesInTheDocs(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
 	bin := filepath.Dir(renderBinary(t))
+	prelude, err := filepath.Abs("testdata/docexamples.bash")
+	if err != nil {
+		t.Fatal(err)
+	}
 	ran := 0
 	for _, doc := range docsWithExamples(t) {
+		var prev shellBlock
 		for _, b := range shellBlocks(t, doc) {
-			name := strings.TrimPrefix(doc, "../../") + ":" + itoa(b.line)
+			name := docName(b)
 			if b.reason != "" {
 				t.Logf("%s: not run: %s", name, b.reason)
 				continue
 			}
 			ran++
+			// A block that calls a server (curl to the loopback) and
+			// starts none runs after the doc's previous block, which
+			// starts it, in the same shell.
+			var before shellBlock
+			if strings.Contains(b.text, "http://127.0.0.1:") && !strings.Contains(b.text, "render serve") {
+				before = prev
+			}
+			prev = b
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				dir := scratchLibrary(t)
-				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				defer cancel()
-				cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", b.text)
-				cmd.Dir = dir
-				cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+dir)
-				if out, err := cmd.CombinedOutput(); err != nil {
-					t.Errorf("the example at %s fails: %v\n%s\n%s", name, err, b.text, out)
-				}
+				runShellBlock(t, bin, prelude, before, b)
 			})
 		}
 	}
 	if ran == 0 {
 		t.Fatal("no shell example ran")
 	}
+}
+
+// docName is a block's document and line, from the repository's root.
+func docName(b shellBlock) string {
+	return strings.TrimPrefix(b.doc, "../../") + ":" + itoa(b.line)
+}
+
+// runShellBlock runs block b, after block before if it has one, with
+// bash -e -o pipefail in a scratch copy of the library.
+func runShellBlock(t *testing.T, bin, prelude string, before, b shellBlock) {
+	dir := scratchLibrary(t)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PROMPTSMITH_") || strings.HasPrefix(kv, testpostgres.Env+"=") {
+			env = append(env, kv)
+		}
+	}
+	token, err := os.ReadFile(filepath.Join(dir, "run/secrets/promptsmith"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+dir,
+		"BASH_ENV="+prelude, "TMPDIR="+t.TempDir(), "TOKEN="+string(token))
+	if strings.Contains(before.text+b.text, "PROMPTSMITH_AUDIT") {
+		env = append(env, "PROMPTSMITH_AUDIT="+testpostgres.Schema(t, "render_docs_"))
+	}
+	script := runnable(t, before) + runnable(t, b)
+	out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", script)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The output goes to a file, not a pipe, so that a server left
+	// running cannot hold the example open; its process group is killed.
+	err = cmd.Run()
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+	if err == nil {
+		return
+	}
+	output, _ := os.ReadFile(out.Name())
+	where := docName(b)
+	k := strings.Count(before.text, "\n")
+	if m := regexp.MustCompile(`(?m)^docs: line (\d+): `).FindAllSubmatch(output, -1); len(m) > 0 {
+		n, _ := strconv.Atoi(string(m[len(m)-1][1]))
+		if n <= k {
+			where = docName(shellBlock{doc: before.doc, line: before.line + n})
+		} else {
+			where = docName(shellBlock{doc: b.doc, line: b.line + n - k})
+		}
+	}
+	t.Errorf("the example at %s fails at %s: %v\n%s\n%s", docName(b), where, err, script, output)
+}
+
+// runnable is the text of block b as it runs: each line that runs the
+// test suite or CI (selfReferential) stands as ":" (the line numbers stay
+// those of the document) once it is checked another way.
+func runnable(t *testing.T, b shellBlock) string {
+	t.Helper()
+	lines := strings.Split(b.text, "\n")
+	for i, line := range lines {
+		command := strings.TrimSpace(line)
+		if j := strings.Index(command, " #"); j >= 0 {
+			command = strings.TrimSpace(command[:j])
+		}
+		if check, ok := selfReferential[command]; ok {
+			if err := check(); err != nil {
+				t.Errorf("%s:%d: %s is not run here (it would run this test again), and: %v", strings.TrimPrefix(b.doc, "../../"), b.line+i+1, command, err)
+			}
+			lines[i] = ":"
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// selfReferential are the commands of the examples that run the module's
+// tests or CI, which would run TestShellExamplesInTheDocs again: instead of
+// running them, each checks that CI (.ci/run) runs what it says.
+var selfReferential = map[string]func() error{
+	// CI runs the test suite with the command the docs give.
+	"go test ./...": func() error { return ciRuns("go test ./...") },
+	// CI runs every benchmark of the module once, internal/variants' among
+	// them, which has some.
+	"go test -bench . -run '^$' ./internal/variants": func() error {
+		if err := ciRuns("go test -run '^$' -bench . -benchtime 1x ./..."); err != nil {
+			return err
+		}
+		files, _ := filepath.Glob("../../internal/variants/*_test.go")
+		for _, f := range files {
+			if src, err := os.ReadFile(f); err == nil && strings.Contains(string(src), "\nfunc Benchmark") {
+				return nil
+			}
+		}
+		return errors.New("internal/variants has no benchmark")
+	},
+	// .ci/run is CI itself: it is there, and bash reads it.
+	"bash .ci/run": func() error {
+		if out, err := exec.Command("bash", "-n", "../../.ci/run").CombinedOutput(); err != nil {
+			return fmt.Errorf("bash -n .ci/run: %v\n%s", err, out)
+		}
+		return nil
+	},
+}
+
+// ciRuns reports whether .ci/run runs command, as a line of its own or
+// the start of one.
+func ciRuns(command string) error {
+	src, err := os.ReadFile("../../.ci/run")
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(src), "\n") {
+		if line == command || strings.HasPrefix(line, command+" ") {
+			return nil
+		}
+	}
+	return fmt.Errorf(".ci/run does not run %s", command)
 }
 
 // firstExample names the first example of a variant of the library.
@@ -142,6 +285,33 @@ func scratchLibrary(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
+	// req.json: an input of delegation, as JSON (revoked-deploy's).
+	req, err := os.ReadFile(filepath.Join(dir, "templates/delegation/examples/revoked-deploy.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := yaml.Unmarshal(req, &v); err != nil {
+		t.Fatal(err)
+	}
+	if req, err = json.Marshal(v); err != nil {
+		t.Fatal(err)
+	}
+	// labels.yaml: the labels of render serve --labels-file; /srv and
+	// /run/secrets of a server's machine (testdata/docexamples.bash):
+	// its bearer token and a bare clone of the library.
+	for name, data := range map[string][]byte{
+		"req.json":                req,
+		"labels.yaml":             []byte("labels: {production: refs/tags/prod, staging: refs/heads/main}\ndefault: production\n"),
+		"run/secrets/promptsmith": []byte("d0c5-example-token-5e3a9b1f"),
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, sub := range []string{"captured", "worktrees/agent-1"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			t.Fatal(err)
@@ -153,6 +323,8 @@ func scratchLibrary(t *testing.T) string {
 		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "library"},
 		{"tag", "v1.4"},
 		{"tag", "v1.5"},
+		{"tag", "prod"},
+		{"clone", "-q", "--bare", ".", "srv/prompts.git"},
 	} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
