@@ -18,6 +18,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/internal/lsp"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // The tests drive the server as an editor does, over the protocol: open a
@@ -98,6 +99,17 @@ func start(t testing.TB, root string) *client {
 	return c
 }
 
+// startShop runs a server on a copy of fixture.Shop, the library most
+// tests edit, and opens the given files of it.
+func startShop(t testing.TB, open ...string) *client {
+	t.Helper()
+	c := start(t, fixture.Shop(t))
+	for _, p := range open {
+		c.open(p)
+	}
+	return c
+}
+
 // startRaw runs a server and connects a client without initializing.
 func startRaw(t testing.TB, root string) *client {
 	t.Helper()
@@ -130,16 +142,24 @@ func startRaw(t testing.TB, root string) *client {
 	t.Cleanup(func() {
 		c.conn.Close()
 		cancel()
-		select {
-		case err := <-c.done:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(waitFor):
+		if ok, err := stopped(c.done); !ok {
 			t.Errorf("the server did not stop")
+		} else if err != nil {
+			t.Errorf("Serve: %v", err)
 		}
 	})
 	return c
+}
+
+// stopped waits for Serve to return its error on done, and gives it;
+// false when the server has not stopped within waitFor.
+func stopped(done <-chan error) (bool, error) {
+	select {
+	case err := <-done:
+		return true, err
+	case <-time.After(waitFor):
+		return false, nil
+	}
 }
 
 type testWriter struct{ t testing.TB }
@@ -295,6 +315,23 @@ func (c *client) diagnostics(p string, ok func([]protocol.Diagnostic) bool) []pr
 	}
 }
 
+// mistake types wrong in place of right in p, unsaved, as an author
+// mistypes, and waits for a diagnostic that says all of words, which it
+// returns.
+func (c *client) mistake(p, right, wrong string, words ...string) protocol.Diagnostic {
+	c.t.Helper()
+	c.replace(p, right, wrong)
+	return find(c.diagnostics(p, has(words...)), words...)
+}
+
+// fix puts right back in place of wrong in p and waits until p has no
+// errors.
+func (c *client) fix(p, wrong, right string) {
+	c.t.Helper()
+	c.replace(p, wrong, right)
+	c.diagnostics(p, none)
+}
+
 // published waits for the diagnostics of a document's current version.
 func (c *client) published(p string) []protocol.Diagnostic {
 	c.t.Helper()
@@ -340,16 +377,41 @@ func find(ds []protocol.Diagnostic, words ...string) protocol.Diagnostic {
 	return protocol.Diagnostic{}
 }
 
-func (c *client) complete(p string, pos protocol.Position) []string {
+// completion is the list the server offers at pos in p.
+func (c *client) completion(p string, pos protocol.Position) protocol.CompletionList {
 	c.t.Helper()
 	var list protocol.CompletionList
 	c.mustCall(protocol.MethodTextDocumentCompletion, protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(p)}, Position: pos}}, &list)
+	return list
+}
+
+// complete is the labels of the completion at pos in p.
+func (c *client) complete(p string, pos protocol.Position) []string {
+	c.t.Helper()
+	return labels(c.completion(p, pos))
+}
+
+func labels(list protocol.CompletionList) []string {
 	var labels []string
 	for _, it := range list.Items {
 		labels = append(labels, it.Label)
 	}
 	return labels
+}
+
+func (c *client) symbols(p string) []protocol.DocumentSymbol {
+	c.t.Helper()
+	var syms []protocol.DocumentSymbol
+	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(p)}}, &syms)
+	return syms
+}
+
+func (c *client) codeLenses(p string) []protocol.CodeLens {
+	c.t.Helper()
+	var lenses []protocol.CodeLens
+	c.mustCall(protocol.MethodTextDocumentCodeLens, protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(p)}}, &lenses)
+	return lenses
 }
 
 func (c *client) hover(p string, pos protocol.Position) string {

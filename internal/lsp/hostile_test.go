@@ -41,8 +41,7 @@ func TestLspSurvivesRecursion(t *testing.T) {
 	c := start(t, hostileLibrary(t))
 	body := "templates/hostile/body.md.tmpl"
 	c.open(body)
-	var lenses []protocol.CodeLens
-	c.mustCall(protocol.MethodTextDocumentCodeLens, protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(body)}}, &lenses)
+	lenses := c.codeLenses(body)
 	if len(lenses) == 0 || lenses[0].Command == nil {
 		t.Fatalf("code lenses %+v", lenses)
 	}
@@ -52,14 +51,7 @@ func TestLspSurvivesRecursion(t *testing.T) {
 			t.Errorf("render: %v", err)
 		}
 	}
-	c.diagnostics(body, func(d []protocol.Diagnostic) bool {
-		for _, x := range d {
-			if strings.Contains(x.Message, "too deeply") {
-				return true
-			}
-		}
-		return false
-	})
+	c.diagnostics(body, has("too deeply"))
 }
 
 // TestLspRefusesALargeTemplate: a template over the file limit is refused
@@ -79,12 +71,5 @@ func TestLspRefusesALargeTemplate(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "a library file may hold") {
 		t.Errorf("render: %v", err)
 	}
-	c.diagnostics(body, func(d []protocol.Diagnostic) bool {
-		for _, x := range d {
-			if strings.Contains(x.Message, "a library file may hold") {
-				return true
-			}
-		}
-		return false
-	})
+	c.diagnostics(body, has("a library file may hold"))
 }

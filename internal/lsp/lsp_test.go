@@ -22,14 +22,11 @@ const (
 
 func TestLspDiagnosticsFollowTheBuffer(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopMain)
+	c := startShop(t, shopMain)
 	c.diagnostics(shopMain, none)
 
 	// a misspelt field, typed and unsaved: underlined with the closest name
-	c.replace(shopMain, "# {{ .title }}", "# {{ .title }} {{ .owner.nmae }}")
-	ds := c.diagnostics(shopMain, has("nmae", `"name"`))
-	d := find(ds, "nmae", `"name"`)
+	d := c.mistake(shopMain, "# {{ .title }}", "# {{ .title }} {{ .owner.nmae }}", "nmae", `"name"`)
 	text := c.text(shopMain)
 	want := position(text, strings.Index(text, "nmae"))
 	if d.Range.Start != want || d.Range.End.Character != want.Character+4 {
@@ -40,17 +37,15 @@ func TestLspDiagnosticsFollowTheBuffer(t *testing.T) {
 	}
 
 	// fixed: the diagnostic goes away
-	c.replace(shopMain, "{{ .owner.nmae }}", "{{ .owner.name }}")
-	c.diagnostics(shopMain, none)
+	c.fix(shopMain, "{{ .owner.nmae }}", "{{ .owner.name }}")
 
 	// an action left open: a parse error where it opens
 	c.replace(shopMain, "{{ else }}food", "{{ else }food")
-	ds = c.diagnostics(shopMain, func(ds []protocol.Diagnostic) bool { return !none(ds) })
+	ds := c.diagnostics(shopMain, func(ds []protocol.Diagnostic) bool { return !none(ds) })
 	if len(ds) == 0 || ds[0].Range.Start.Line < c.at(shopMain, "{{ else }food").Line {
 		t.Errorf("parse error at %+v", ds)
 	}
-	c.replace(shopMain, "{{ else }food", "{{ else }}food")
-	c.diagnostics(shopMain, none)
+	c.fix(shopMain, "{{ else }food", "{{ else }}food")
 
 	// full sync: the whole text at once
 	c.setText(shopMain, "{{ .nothere }}\n")
@@ -59,9 +54,7 @@ func TestLspDiagnosticsFollowTheBuffer(t *testing.T) {
 
 func TestLspSchemaEditRechecksTemplatesAndExamples(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopMain)
-	c.open(shopExample)
+	c := startShop(t, shopMain, shopExample)
 	c.diagnostics(shopMain, none)
 	c.diagnostics(shopExample, none)
 	c.open(shopSchema)
@@ -75,49 +68,38 @@ func TestLspSchemaEditRechecksTemplatesAndExamples(t *testing.T) {
 
 func TestLspExampleValidatedAtItsKey(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopExample)
-	c.replace(shopExample, "  email: ada@", "  emial: ada@")
-	ds := c.diagnostics(shopExample, has("emial"))
-	d := find(ds, "emial")
+	c := startShop(t, shopExample)
+	d := c.mistake(shopExample, "  email: ada@", "  emial: ada@", "emial")
 	want := c.at(shopExample, "emial", true)
 	if d.Range.Start.Line != want.Line {
 		t.Errorf("diagnostic at %+v, want line %d: %s", d.Range, want.Line, d.Message)
 	}
-	c.replace(shopExample, "  emial: ada@", "  email: ada@")
-	c.diagnostics(shopExample, none)
+	c.fix(shopExample, "  emial: ada@", "  email: ada@")
 }
 
 func TestLspManifestErrorAtItsLine(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopManifest)
-	c.replace(shopManifest, "join: ", "jion: ")
-	ds := c.diagnostics(shopManifest, has("jion"))
-	if d := find(ds, "jion"); d.Range.Start != c.at(shopManifest, "jion", true) {
+	c := startShop(t, shopManifest)
+	if d := c.mistake(shopManifest, "join: ", "jion: ", "jion"); d.Range.Start != c.at(shopManifest, "jion", true) {
 		t.Errorf("diagnostic at %+v, want %+v: %s", d.Range, c.at(shopManifest, "jion", true), d.Message)
 	}
-	c.replace(shopManifest, "jion: ", "join: ")
-	c.diagnostics(shopManifest, none)
+	c.fix(shopManifest, "jion: ", "join: ")
 }
 
 func TestLspFailedCheckOnTheSectionTemplate(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopMain)
+	c := startShop(t, shopMain)
 	c.replace(shopMain, "## Stock", "## Stok")
 	ds := c.diagnostics(shopMain, has("headings", "## Stock"))
 	if d := find(ds, "headings"); d.Range.Start.Line != c.at(shopMain, "## Stok", true).Line {
 		t.Errorf("check placed at %+v: %s", d.Range, d.Message)
 	}
-	c.replace(shopMain, "## Stok", "## Stock")
-	c.diagnostics(shopMain, none)
+	c.fix(shopMain, "## Stok", "## Stock")
 }
 
 func TestLspCompletion(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopMain)
+	c := startShop(t, shopMain)
 
 	c.replace(shopMain, "# {{ .title }}", "# {{ .title }} {{ .owner. }}")
 	got := c.complete(shopMain, c.at(shopMain, "{{ .owner."))
@@ -158,8 +140,7 @@ func TestLspCompletion(t *testing.T) {
 
 func TestLspCompletionInExamplesAndManifests(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopExample)
+	c := startShop(t, shopExample)
 	c.replace(shopExample, "  email: ada@example.com\n", "  email: ada@example.com\n  na\n")
 	got := c.complete(shopExample, c.at(shopExample, "ada@example.com\n  na"))
 	if !slices.Contains(got, "name") || !slices.Contains(got, "email") || slices.Contains(got, "title") {
@@ -189,8 +170,7 @@ func TestLspCompletionInExamplesAndManifests(t *testing.T) {
 
 func TestLspHover(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopMain)
+	c := startShop(t, shopMain)
 	h := c.hover(shopMain, c.at(shopMain, "{{ .owner.na"))
 	if !strings.Contains(h, "**name**") || !strings.Contains(h, "full name") || !strings.Contains(h, "required") {
 		t.Errorf("hover on .owner.name: %q", h)
@@ -211,8 +191,7 @@ func TestLspHover(t *testing.T) {
 
 func TestLspDefinition(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopMain)
+	c := startShop(t, shopMain)
 	locs := c.definition(shopMain, c.at(shopMain, "{{ .owner.na"))
 	if len(locs) != 1 || !strings.HasSuffix(string(locs[0].URI), shopSchema) {
 		t.Fatalf("definition of .owner.name: %+v", locs)
@@ -238,10 +217,8 @@ func TestLspDefinition(t *testing.T) {
 
 func TestLspSymbols(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopMain)
-	var syms []protocol.DocumentSymbol
-	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(shopMain)}}, &syms)
+	c := startShop(t, shopMain)
+	syms := c.symbols(shopMain)
 	if len(syms) != 1 || syms[0].Name != "section main" {
 		t.Fatalf("symbols %+v", syms)
 	}
@@ -253,7 +230,7 @@ func TestLspSymbols(t *testing.T) {
 		t.Errorf("headings %v", names)
 	}
 	c.open(shopManifest)
-	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(shopManifest)}}, &syms)
+	syms = c.symbols(shopManifest)
 	if len(syms) < 1 || syms[0].Name != "main" {
 		t.Errorf("manifest symbols %+v", syms)
 	}
@@ -261,8 +238,7 @@ func TestLspSymbols(t *testing.T) {
 
 func TestLspExampleKeys(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopExample)
+	c := startShop(t, shopExample)
 	h := c.hover(shopExample, c.at(shopExample, "  emai"))
 	if !strings.Contains(h, "**email**") || !strings.Contains(h, "Where to write") {
 		t.Errorf("hover on an example's key: %q", h)
@@ -278,11 +254,8 @@ func TestLspExampleKeys(t *testing.T) {
 
 func TestLspUnknownFunction(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopMain)
-	c.replace(shopMain, "{{ range take 5 .items }}", "{{ range takee 5 .items }}")
-	ds := c.diagnostics(shopMain, has("takee"))
-	if d := find(ds, "takee"); !strings.Contains(d.Message, "did you mean take") {
+	c := startShop(t, shopMain)
+	if d := c.mistake(shopMain, "{{ range take 5 .items }}", "{{ range takee 5 .items }}", "takee"); !strings.Contains(d.Message, "did you mean take") {
 		t.Errorf("no did-you-mean for an unknown function: %s", d.Message)
 	}
 }
@@ -305,12 +278,9 @@ func TestLspNoLibrary(t *testing.T) {
 // as they type.
 func TestLspMisspeltFieldInRange(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopMain)
+	c := startShop(t, shopMain)
 	c.diagnostics(shopMain, none)
-	c.replace(shopMain, "{{ .price }}", "{{ .priec }}")
-	ds := c.diagnostics(shopMain, has("priec", `"price"`))
-	d := find(ds, "priec", `"price"`)
+	d := c.mistake(shopMain, "{{ .price }}", "{{ .priec }}", "priec", `"price"`)
 	if want := c.at(shopMain, "priec", true); d.Range.Start != want {
 		t.Errorf("at %+v, want %+v: %s", d.Range, want, d.Message)
 	}
@@ -318,8 +288,7 @@ func TestLspMisspeltFieldInRange(t *testing.T) {
 
 func TestLspOneDiagnosticPerMistake(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopMain)
+	c := startShop(t, shopMain)
 	c.replace(shopMain, "{{ .price }}", "{{ .priec }}")
 	ds := c.diagnostics(shopMain, has("priec", `"price"`))
 	line := c.at(shopMain, "priec").Line
@@ -332,8 +301,7 @@ func TestLspOneDiagnosticPerMistake(t *testing.T) {
 
 func TestLspManifestHover(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopManifest)
+	c := startShop(t, shopManifest)
 	if h := c.hover(shopManifest, c.at(shopManifest, "\nsecti")); !strings.HasPrefix(h, "**sections**\n\n") || len(h) < len("**sections**\n\n")+10 {
 		t.Errorf("hover on sections: %q", h)
 	}

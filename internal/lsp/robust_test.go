@@ -125,19 +125,18 @@ func TestLspSurvivesMalformedMessages(t *testing.T) {
 	s.send(`{"jsonrpc":"2.0","id":4,"method":"shutdown"}`)
 	s.response(4)
 	s.send(`{"jsonrpc":"2.0","method":"exit"}`)
-	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Errorf("Serve after exit: %v", err)
-		}
-	case <-time.After(waitFor):
+	ok, err := stopped(s.done)
+	if !ok {
 		t.Fatal("the server did not exit")
+	}
+	if err != nil {
+		t.Errorf("Serve after exit: %v", err)
 	}
 }
 
 func TestLspDocumentsOutsideTheWorkspace(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
+	c := startShop(t)
 	outside := filepath.Join(t.TempDir(), "notes.md.tmpl")
 	uri := fileURI(outside)
 	c.notify(protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: uri, Version: 1, Text: "{{ .x. }}"}})
@@ -179,7 +178,7 @@ func TestLspBrokenLibrary(t *testing.T) {
 
 func TestLspLargeDocument(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
+	c := startShop(t)
 	big := strings.Repeat("Some words of a long template, {{ .owner.name }} and more.\n", 10<<20/60)
 	c.open(shopMain, big+"{{ if }}\n")
 	// over the library's file limit: refused before it is parsed, and
@@ -196,7 +195,7 @@ func TestLspLargeDocument(t *testing.T) {
 
 func TestLspCancelledRequest(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
+	c := startShop(t)
 	c.open(shopMain, strings.Repeat("{{ .owner.name }}\n", 200000))
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -249,10 +248,8 @@ func TestLspCancelRequest(t *testing.T) {
 
 func TestLspRenderCommandAndCodeLens(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
-	c.open(shopMain)
-	var lenses []protocol.CodeLens
-	c.mustCall(protocol.MethodTextDocumentCodeLens, protocol.CodeLensParams{TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(shopMain)}}, &lenses)
+	c := startShop(t, shopMain)
+	lenses := c.codeLenses(shopMain)
 	if len(lenses) == 0 || lenses[0].Command == nil {
 		t.Fatalf("code lenses %+v", lenses)
 	}
@@ -278,7 +275,7 @@ func TestLspRenderCommandAndCodeLens(t *testing.T) {
 // the server goes on serving the first.
 func TestLspSecondInitialize(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
+	c := startShop(t)
 	err := c.call(protocol.MethodInitialize, protocol.InitializeParams{RootURI: protocol.DocumentURI(fileURI(t.TempDir()))}, nil)
 	var rpc *jsonrpc2.Error
 	if !errors.As(err, &rpc) || rpc.Code != jsonrpc2.InvalidRequest {

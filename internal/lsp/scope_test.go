@@ -104,7 +104,7 @@ func (c *client) cursorIn(p, text string, opened map[string]bool) protocol.Posit
 
 func TestLspCompletionFollowsTheDot(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
+	c := startShop(t)
 	opened := map[string]bool{}
 	for _, tc := range scopeCases {
 		file := tc.file
@@ -127,7 +127,7 @@ func TestLspCompletionFollowsTheDot(t *testing.T) {
 
 func TestLspHoverAndDefinitionFollowTheDot(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
+	c := startShop(t)
 	schema := strings.Split(fixture.ShopFiles()["schemas/shop.schema.json"], "\n")
 	opened := map[string]bool{}
 	for _, tc := range []struct {
@@ -164,7 +164,7 @@ func TestLspHoverAndDefinitionFollowTheDot(t *testing.T) {
 
 func TestLspCompletionInJSONExamples(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
+	c := startShop(t)
 	ex := "templates/shop/examples/empty.json"
 	opened := map[string]bool{}
 	for _, tc := range []struct {
@@ -184,13 +184,8 @@ func TestLspCompletionInJSONExamples(t *testing.T) {
 		{"an enum value, quoted", "{\"items\": [{\"kind\": \"to‸\"}]}", []string{`"tool"`, `"food"`}, `"tool"`},
 	} {
 		pos := c.cursorIn(ex, tc.text, opened)
-		var list protocol.CompletionList
-		c.mustCall(protocol.MethodTextDocumentCompletion, protocol.CompletionParams{TextDocumentPositionParams: protocol.TextDocumentPositionParams{
-			TextDocument: protocol.TextDocumentIdentifier{URI: c.uri(ex)}, Position: pos}}, &list)
-		var got []string
-		for _, it := range list.Items {
-			got = append(got, it.Label)
-		}
+		list := c.completion(ex, pos)
+		got := labels(list)
 		for _, w := range tc.want {
 			if !slices.Contains(got, w) {
 				t.Errorf("%s: %q completes %v, without %s", tc.name, tc.text, got, w)
@@ -209,7 +204,7 @@ func TestLspCompletionInJSONExamples(t *testing.T) {
 // completion inside it still answers.
 func TestLspDefineCalledFromEverywhere(t *testing.T) {
 	t.Parallel()
-	c := start(t, fixture.Shop(t))
+	c := startShop(t)
 	calls := strings.Repeat("{{ template \"r\" . }}{{ include \"r\" .items }}\n", 300)
 	text := "{{ define \"r\" }}" + calls + "{{ .‸ }}{{ end }}\n{{ template \"r\" .owner }}\n"
 	got := c.complete(shopMain, c.cursorIn(shopMain, text, map[string]bool{}))
@@ -221,7 +216,7 @@ func TestLspDefineCalledFromEverywhere(t *testing.T) {
 // TestLspJSONExampleKeys: hover and definition on a key of a JSON example,
 // as on a YAML one's.
 func TestLspJSONExampleKeys(t *testing.T) {
-	c := start(t, fixture.Shop(t))
+	c := startShop(t)
 	ex := "templates/shop/examples/empty.json"
 	c.open(ex)
 	if h := c.hover(ex, c.at(ex, `{"na`)); !strings.Contains(h, "**name**") || !strings.Contains(h, "full name") {
@@ -239,7 +234,7 @@ func TestLspJSONExampleKeys(t *testing.T) {
 // TestLspEntries: inside range entries, key and value are explained; they
 // stand in no schema file, so there is nowhere to jump to.
 func TestLspEntries(t *testing.T) {
-	c := start(t, fixture.Shop(t))
+	c := startShop(t)
 	pos := c.cursorIn(shopMain, "{{ range entries .stock }}{{ .ke‸y }}{{ end }}", map[string]bool{})
 	if h := c.hover(shopMain, pos); !strings.Contains(h, "**key** `string`") {
 		t.Errorf("hover on .key: %q", h)
