@@ -40,61 +40,20 @@ func (s *Server) symbols(ctx context.Context, uri protocol.DocumentURI) ([]proto
 // hold) and its headings.
 func templateSymbols(ctx context.Context, text string) []protocol.DocumentSymbol {
 	acts := actions(text)
-	type open struct {
-		sym    *protocol.DocumentSymbol // nil for if, with, range
-		parent int
-	}
-	root := &protocol.DocumentSymbol{}
-	stack := []open{{sym: root}}
-	current := func() *protocol.DocumentSymbol {
-		for i := len(stack) - 1; i >= 0; i-- {
-			if stack[i].sym != nil {
-				return stack[i].sym
-			}
-		}
-		return root
-	}
 	x := newLineIndex(text)
-	// headings: lines of text (not inside an action) that start with #;
-	// lines and actions both come in order, so one pass finds which is in one
-	next := 0
-	inAction := func(off int) bool {
-		for next < len(acts) && acts[next].end <= off {
-			next++
-		}
-		return next < len(acts) && off >= acts[next].start
-	}
-	type event struct {
-		off  int
-		sym  *protocol.DocumentSymbol
-		act  *action
-		toks []token
-	}
-	var events []event
+	events := headingEvents(text, acts, x)
 	for i := range acts {
-		events = append(events, event{off: acts[i].start, act: &acts[i], toks: tokens(text, acts[i].body, acts[i].bodyEnd)})
-	}
-	off := 0
-	for _, line := range strings.SplitAfter(text, "\n") {
-		t := strings.TrimRight(line, "\r\n")
-		if strings.HasPrefix(t, "#") && !inAction(off) {
-			level := len(t) - len(strings.TrimLeft(t, "#"))
-			if level <= 6 && (len(t) == level || t[level] == ' ') {
-				r := protocol.Range{Start: x.position(off), End: x.position(off + len(t))}
-				events = append(events, event{off: off, sym: &protocol.DocumentSymbol{Name: t, Kind: protocol.SymbolKindString, Range: r, SelectionRange: r}})
-			}
-		}
-		off += len(line)
+		events = append(events, symbolEvent{off: acts[i].start, act: &acts[i], toks: tokens(text, acts[i].body, acts[i].bodyEnd)})
 	}
 	// in offset order: headings land in the define they stand in
-	slices.SortStableFunc(events, func(a, b event) int { return a.off - b.off })
+	slices.SortStableFunc(events, func(a, b symbolEvent) int { return a.off - b.off })
+	var o outline
 	for i, e := range events {
 		if i%4096 == 0 && ctx.Err() != nil {
 			return nil // cancelled: the answer is an error, not these
 		}
 		if e.sym != nil {
-			cur := current()
-			cur.Children = append(cur.Children, *e.sym)
+			o.add(*e.sym)
 			continue
 		}
 		if len(e.toks) == 0 || e.toks[0].kind != tokWord {
@@ -107,33 +66,96 @@ func templateSymbols(ctx context.Context, text string) []protocol.DocumentSymbol
 				name, _ = strconv.Unquote(e.toks[1].text)
 			}
 			r := protocol.Range{Start: x.position(e.act.start), End: x.position(e.act.end)}
-			sym := &protocol.DocumentSymbol{Name: e.toks[0].text + " " + name, Kind: protocol.SymbolKindFunction, Range: r, SelectionRange: r}
-			stack = append(stack, open{sym: sym})
+			o.open(&protocol.DocumentSymbol{Name: e.toks[0].text + " " + name, Kind: protocol.SymbolKindFunction, Range: r, SelectionRange: r})
 		case "if", "with", "range":
-			stack = append(stack, open{})
+			o.open(nil)
 		case "end":
-			if len(stack) == 1 {
-				continue
-			}
-			top := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if top.sym != nil {
-				top.sym.Range.End = x.position(e.act.end)
-				cur := current()
-				cur.Children = append(cur.Children, *top.sym)
+			if len(o.stack) > 0 {
+				o.close(x.position(e.act.end))
 			}
 		}
 	}
-	for len(stack) > 1 { // blocks left open: keep what they hold
-		top := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if top.sym != nil {
-			top.sym.Range.End = x.position(len(text))
-			cur := current()
-			cur.Children = append(cur.Children, *top.sym)
+	for len(o.stack) > 0 { // blocks left open: keep what they hold
+		o.close(x.position(len(text)))
+	}
+	return o.root.Children
+}
+
+// A symbolEvent is what the outline of a template meets at an offset:
+// a heading (sym), or an action (act) with its tokens.
+type symbolEvent struct {
+	off  int
+	sym  *protocol.DocumentSymbol
+	act  *action
+	toks []token
+}
+
+// headingEvents are the markdown headings of text: lines (not inside an
+// action) that start with one to six # and then a space or nothing.
+func headingEvents(text string, acts []action, x *lineIndex) []symbolEvent {
+	// lines and actions both come in order, so one pass finds which is in one
+	next := 0
+	inAction := func(off int) bool {
+		for next < len(acts) && acts[next].end <= off {
+			next++
+		}
+		return next < len(acts) && off >= acts[next].start
+	}
+	var events []symbolEvent
+	off := 0
+	for _, line := range strings.SplitAfter(text, "\n") {
+		t := strings.TrimRight(line, "\r\n")
+		if strings.HasPrefix(t, "#") && !inAction(off) {
+			level := len(t) - len(strings.TrimLeft(t, "#"))
+			if level <= 6 && (len(t) == level || t[level] == ' ') {
+				r := protocol.Range{Start: x.position(off), End: x.position(off + len(t))}
+				events = append(events, symbolEvent{off: off, sym: &protocol.DocumentSymbol{Name: t, Kind: protocol.SymbolKindString, Range: r, SelectionRange: r}})
+			}
+		}
+		off += len(line)
+	}
+	return events
+}
+
+// An outline is a template's tree of symbols as it is built: root holds
+// what is outside every block, and stack the blocks open at the point
+// reached, innermost last (nil for an if, with or range, which has no
+// symbol of its own: what it holds goes to the block around it).
+type outline struct {
+	root  protocol.DocumentSymbol
+	stack []*protocol.DocumentSymbol
+}
+
+// current is the symbol what comes next goes into.
+func (o *outline) current() *protocol.DocumentSymbol {
+	for i := len(o.stack) - 1; i >= 0; i-- {
+		if o.stack[i] != nil {
+			return o.stack[i]
 		}
 	}
-	return root.Children
+	return &o.root
+}
+
+// add puts sym into the current symbol.
+func (o *outline) add(sym protocol.DocumentSymbol) {
+	cur := o.current()
+	cur.Children = append(cur.Children, sym)
+}
+
+// open starts a block: sym, or nil for one without a symbol.
+func (o *outline) open(sym *protocol.DocumentSymbol) {
+	o.stack = append(o.stack, sym)
+}
+
+// close ends the innermost open block at end, adding its symbol (with
+// all it holds) to the symbol around it.
+func (o *outline) close(end protocol.Position) {
+	top := o.stack[len(o.stack)-1]
+	o.stack = o.stack[:len(o.stack)-1]
+	if top != nil {
+		top.Range.End = end
+		o.add(*top)
+	}
 }
 
 // manifestSymbols are the sections a manifest lists, in order.
