@@ -1,5 +1,7 @@
 package typegen
 
+import "strings"
+
 // The model is what both writers read: named declarations holding objects
 // (fields, other keys) or aliases of types, each with its doc paragraphs.
 
@@ -134,4 +136,19 @@ func isScalar(v any) bool {
 		return true
 	}
 	return false
+}
+
+// writeDecls writes the model's declarations in order, each after a blank
+// line and its doc comment, as Go and TypeScript both lay them out: alias
+// writes one that names another type, object a struct or an interface.
+func writeDecls(w *strings.Builder, m *model, doc func(w *strings.Builder, indent string, paras []string), alias, object func(w *strings.Builder, d *decl)) {
+	for _, d := range m.decls {
+		w.WriteString("\n")
+		doc(w, "", d.doc)
+		if d.object == nil {
+			alias(w, d)
+		} else {
+			object(w, d)
+		}
+	}
 }
