@@ -81,13 +81,10 @@ type backend interface {
 	// check verifies, without writing, that the schema can be read (see
 	// checkCurrent), and returns the versions it has.
 	check(ctx context.Context, db *sql.DB) (map[int]bool, error)
-	// begin sets up a transaction the store writes in: the statement
-	// timeout, on the database's side where it has one.
-	begin(ctx context.Context, tx *sql.Tx, timeout time.Duration) error
-	// write stores records in the transaction tx, which the store
-	// commits: idempotent, and safe against concurrent writers of the same
-	// prompts.
-	write(ctx context.Context, tx *sql.Tx, recs []*record) error
+	// write stores records in one transaction, which it commits:
+	// idempotent, and safe against concurrent writers of the same prompts.
+	// timeout bounds it on the database's side, where it has one.
+	write(ctx context.Context, db *sql.DB, recs []*record, timeout time.Duration) error
 	// lockForPrune waits for the writes under way and holds new ones until
 	// tx ends.
 	lockForPrune(ctx context.Context, tx *sql.Tx) error

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"database/sql"
 	"sync"
 	"sync/atomic"
 
@@ -163,13 +162,7 @@ func (s *Store) writeBatch(batch []*pending) {
 func (s *Store) writeRecords(recs []*record) error {
 	ctx, cancel := s.statementContext(context.Background())
 	defer cancel()
-	err := inTx(ctx, s.db, func(tx *sql.Tx) error {
-		if err := s.be.begin(ctx, tx, s.statementTimeout); err != nil {
-			return err
-		}
-		return s.be.write(ctx, tx, recs)
-	})
-	if err != nil {
+	if err := s.be.write(ctx, s.db, recs, s.statementTimeout); err != nil {
 		return &engine.Error{Kind: engine.KindUnavailable, Path: s.where, Reason: "cannot record the prompt: " + err.Error(), Err: err}
 	}
 	return nil

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"maps"
 	"net/url"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/promptsmith/promptsmith/engine"
 )
@@ -141,20 +143,6 @@ func (b postgresBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, e
 		"record a render with --audit and this URL first; reading never creates tables")
 }
 
-// begin sets the statement timeout on the database's side for this
-// transaction only (SET LOCAL), where a startup parameter would be refused
-// by PgBouncer: the database ends a statement that runs or waits on a
-// lock past it even when the client has gone.
-//
-// It also takes the prune lock shared, so that a record never commits a
-// reference to a prompt a prune is removing: a prune waits for the writes
-// under way and holds new ones until it commits.
-func (postgresBackend) begin(ctx context.Context, tx *sql.Tx, timeout time.Duration) error {
-	_, err := tx.ExecContext(ctx, `SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock_shared($2)`,
-		strconv.FormatInt(max(timeout.Milliseconds(), 0), 10), pruneLock)
-	return err
-}
-
 func (postgresBackend) lockForPrune(ctx context.Context, tx *sql.Tx) error {
 	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, pruneLock)
 	return err
@@ -172,71 +160,112 @@ func setLocalTimeout(ctx context.Context, tx *sql.Tx, timeout time.Duration) err
 	return err
 }
 
-// write stores records with a few statements for all of them, whatever
-// their number and depth, in one READ COMMITTED transaction: their inputs,
-// their prompts, the parts of the prompts that are new, the metadata of
-// recorded prompts known before only as embedded, and their ids. Prompts
-// are inserted in address order with ON CONFLICT DO NOTHING: a writer
-// that meets a prompt another transaction is inserting waits for that one
-// to end and then skips it (or inserts it, if that one rolled back), so
-// concurrent records of one parent store it once and never fail. Only the
-// transaction that inserted a prompt inserts its parts, so parts never
-// conflict; the metadata updates and the ids come after every prompt, in
-// sorted order. Locks are thus always taken in one order, and no two
-// transactions can deadlock.
-func (postgresBackend) write(ctx context.Context, tx *sql.Tx, recs []*record) error {
-	if err := writeInputs(ctx, tx, recs); err != nil {
-		return err
-	}
-	rows := batchRows(recs)
-	n := len(rows)
-	hash, sha, variant, lib, short, vhash, version, when, budget, sig := make([]string, n), make([]string, n), make([]string, n),
-		make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-	size := make([]int64, n)
-	label, commit, input, tokens, maxTokens := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]int64, n)
-	byHash := make(map[string]*node, n)
-	for i, r := range rows {
-		nd, rec := r.node, r.rec
-		m := rec.meta(nd)
-		hash[i], sha[i], size[i], variant[i], when[i], sig[i] = nd.hash, m.sha256, nd.size, m.variant, rec.when, r.sig
-		lib[i], short[i], vhash[i], version[i], budget[i] = m.prov.Library, m.prov.Short, m.prov.Variant, m.prov.Version, m.budget
-		o := m.origin
-		label[i], commit[i], input[i], maxTokens[i], tokens[i] = o.label, o.commit, o.input, o.maxTokens, o.tokens
-		byHash[nd.hash] = nd
-	}
-	fresh, err := queryStrings(ctx, tx, `INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget, signature,
-		label, git_commit, input, max_tokens, token_encoding)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
-			$12::text[], $13::text[], $14::text[], $15::int8[], $16::text[])
-		ON CONFLICT (hash) DO NOTHING RETURNING hash`, hash, sha, size, variant, lib, short, vhash, version, when, budget, sig,
-		label, commit, input, maxTokens, tokens)
+// write stores records in one transaction, sent in one round trip: a
+// pipeline of statements that PostgreSQL runs as one implicit transaction,
+// committed at its end (the Sync that closes it) or rolled back at the
+// first error. It needs no state past the transaction: the statements are
+// unnamed, the settings local, so it works through PgBouncer in
+// transaction mode.
+//
+// First the statement timeout is set on the database's side for this
+// transaction only (set_config(..., true)), where a startup parameter
+// would be refused by PgBouncer: the database ends a statement that runs
+// or waits on a lock past it even when the client has gone. The prune
+// lock is taken shared, so that a record never commits a reference to a
+// prompt a prune is removing: a prune waits for the writes under way and
+// holds new ones until it commits.
+//
+// Then, with a few statements for all of the records, whatever their
+// number and depth: their inputs, their prompts and the parts of the
+// prompts that are new, the metadata of recorded prompts known before only
+// as embedded, and their ids. Prompts are inserted in address order with
+// ON CONFLICT DO NOTHING: a writer that meets a prompt another transaction
+// is inserting waits for that one to end and then skips it (or inserts it,
+// if that one rolled back), so concurrent records of one parent store it
+// once and never fail. Only the statement that inserted a prompt inserts
+// its parts, so parts never conflict; the metadata updates lock their rows
+// in address order, and the ids come after every prompt, in sorted order.
+// Locks are thus always taken in one order, and no two transactions can
+// deadlock.
+func (postgresBackend) write(ctx context.Context, db *sql.DB, recs []*record, timeout time.Duration) error {
+	batch := &pgconn.Batch{}
+	var setup params
+	setup.scalar(oidText, int8Text(max(timeout.Milliseconds(), 0)))
+	setup.scalar(oidInt8, int8Text(pruneLock))
+	setup.queue(batch, `SELECT set_config('statement_timeout', $1, true), pg_advisory_xact_lock_shared($2)`)
+	queueInputs(batch, recs)
+	queuePrompts(batch, batchRows(recs))
+	queueTops(batch, recs)
+	queueIDs(batch, recs)
+	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
-	isFresh := make(map[string]bool, len(fresh))
-	var pHash, pChild, pRegion []string
-	var pSeq []int32
-	var pBytes [][]byte
-	for _, h := range fresh {
-		isFresh[h] = true
-		nd := byHash[h]
-		for i, seg := range nd.segs {
-			child, region := nd.kid(i)
-			pHash, pSeq, pBytes, pChild, pRegion = append(pHash, nd.hash), append(pSeq, int32(i)), append(pBytes, []byte(seg)),
-				append(pChild, child), append(pRegion, region)
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return fmt.Errorf("the PostgreSQL connection is a %T, not pgx's", dc)
 		}
-	}
-	if len(pHash) > 0 {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO parts(hash, seq, bytes, child, region)
-			SELECT * FROM unnest($1::text[], $2::int4[], $3::bytea[], $4::text[], $5::text[])`,
-			pHash, pSeq, pBytes, pChild, pRegion); err != nil {
-			return err
-		}
-	}
-	if err := updateTops(ctx, tx, recs, isFresh); err != nil {
+		_, err := c.Conn().PgConn().ExecBatch(ctx, batch).ReadAll()
 		return err
+	})
+}
+
+// queuePrompts inserts the prompts of rows, and the parts of those that
+// no other transaction stored first, in one statement.
+func queuePrompts(batch *pgconn.Batch, rows []batchRow) {
+	n := len(rows)
+	metas := make([]meta, n)
+	var parts []partRow
+	for i, r := range rows {
+		metas[i] = r.rec.meta(r.node)
+		for j, seg := range r.node.segs {
+			child, region := r.node.kid(j)
+			parts = append(parts, partRow{r.node.hash, int32(j), seg, child, region})
+		}
 	}
-	return writeIDs(ctx, tx, recs)
+	var p params
+	p.texts(n, func(i int) string { return rows[i].node.hash })
+	p.texts(n, func(i int) string { return metas[i].sha256 })
+	p.int8s(n, func(i int) int64 { return rows[i].node.size })
+	p.texts(n, func(i int) string { return metas[i].variant })
+	p.texts(n, func(i int) string { return metas[i].prov.Library })
+	p.texts(n, func(i int) string { return metas[i].prov.Short })
+	p.texts(n, func(i int) string { return metas[i].prov.Variant })
+	p.texts(n, func(i int) string { return metas[i].prov.Version })
+	p.texts(n, func(i int) string { return rows[i].rec.when })
+	p.texts(n, func(i int) string { return metas[i].budget })
+	p.texts(n, func(i int) string { return rows[i].sig })
+	p.texts(n, func(i int) string { return metas[i].origin.label })
+	p.texts(n, func(i int) string { return metas[i].origin.commit })
+	p.texts(n, func(i int) string { return metas[i].origin.input })
+	p.int8s(n, func(i int) int64 { return metas[i].origin.maxTokens })
+	p.texts(n, func(i int) string { return metas[i].origin.tokens })
+	k := len(parts)
+	p.texts(k, func(i int) string { return parts[i].hash })
+	p.int4s(k, func(i int) int32 { return parts[i].seq })
+	p.byteas(k, func(i int) string { return parts[i].bytes })
+	p.texts(k, func(i int) string { return parts[i].child })
+	p.texts(k, func(i int) string { return parts[i].region })
+	p.queue(batch, `WITH fresh AS (
+		INSERT INTO prompts(hash, sha256, size, variant, library, library_short, variant_hash, version, recorded, budget, signature,
+			label, git_commit, input, max_tokens, token_encoding)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[],
+			$12::text[], $13::text[], $14::text[], $15::int8[], $16::text[])
+		ON CONFLICT (hash) DO NOTHING RETURNING hash)
+	INSERT INTO parts(hash, seq, bytes, child, region)
+	SELECT * FROM unnest($17::text[], $18::int4[], $19::bytea[], $20::text[], $21::text[]) AS p(hash, seq, bytes, child, region)
+	WHERE p.hash IN (SELECT hash FROM fresh)`)
+}
+
+// partRow is a parts row.
+type partRow struct {
+	hash   string
+	seq    int32
+	bytes  string
+	child  string
+	region string
 }
 
 // batchRow is the prompts row a batch writes for one prompt: the node, the
@@ -262,41 +291,57 @@ func batchRows(recs []*record) []batchRow {
 	return slices.SortedFunc(maps.Values(byHash), func(a, b batchRow) int { return strings.Compare(a.node.hash, b.node.hash) })
 }
 
-// updateTops gives the recorded prompts that were stored before, only as
-// embedded in another, the metadata of their record. Which of them still
-// lack it is asked in one query: a prompt recorded again, the common case,
-// needs no update.
-func updateTops(ctx context.Context, tx *sql.Tx, recs []*record, fresh map[string]bool) error {
-	var tops []string
-	for _, rec := range recs {
-		if !fresh[rec.top.hash] {
-			tops = append(tops, rec.top.hash)
-		}
-	}
-	if len(tops) == 0 {
-		return nil
-	}
-	slices.Sort(tops)
-	bare, err := queryStrings(ctx, tx, `SELECT hash FROM prompts WHERE hash = ANY($1::text[]) AND variant = '' ORDER BY hash`, slices.Compact(tops))
-	if err != nil || len(bare) == 0 {
-		return err
-	}
+// queueTops gives the recorded prompts that were stored before, only as
+// embedded in another, the metadata of their record (see updateTop): a
+// prompt recorded again, the common case, or inserted by this transaction
+// with its metadata, is left as it is. The rows to update are locked
+// first, in address order. Of several records of one prompt, the first
+// one's metadata is written.
+func queueTops(batch *pgconn.Batch, recs []*record) {
 	byTop := map[string]*record{}
 	for _, rec := range recs {
 		if _, ok := byTop[rec.top.hash]; !ok {
 			byTop[rec.top.hash] = rec
 		}
 	}
-	for _, h := range bare {
-		if err := byTop[h].updateTopRow(ctx, tx, postgresBackend{}.rebind); err != nil {
-			return err
-		}
+	tops := slices.SortedFunc(maps.Values(byTop), func(a, b *record) int { return strings.Compare(a.top.hash, b.top.hash) })
+	sigs := make([]string, len(tops))
+	for i, r := range tops {
+		// The top's row as the record signed it, stamped with the
+		// record's own time (see updateTopRow).
+		sigs[i] = r.sigs[slices.Index(r.nodes, r.top)]
 	}
-	return nil
+	n := len(tops)
+	var p params
+	p.texts(n, func(i int) string { return tops[i].top.hash })
+	p.texts(n, func(i int) string { return tops[i].sha256 })
+	p.texts(n, func(i int) string { return tops[i].variant })
+	p.texts(n, func(i int) string { return tops[i].prov.Library })
+	p.texts(n, func(i int) string { return tops[i].prov.Short })
+	p.texts(n, func(i int) string { return tops[i].prov.Variant })
+	p.texts(n, func(i int) string { return tops[i].prov.Version })
+	p.texts(n, func(i int) string { return tops[i].budget })
+	p.texts(n, func(i int) string { return tops[i].when })
+	p.texts(n, func(i int) string { return sigs[i] })
+	p.texts(n, func(i int) string { return tops[i].origin.label })
+	p.texts(n, func(i int) string { return tops[i].origin.commit })
+	p.texts(n, func(i int) string { return tops[i].origin.input })
+	p.int8s(n, func(i int) int64 { return tops[i].origin.maxTokens })
+	p.texts(n, func(i int) string { return tops[i].origin.tokens })
+	p.queue(batch, `WITH t(hash, sha256, variant, library, library_short, variant_hash, version, budget, recorded, signature,
+			label, git_commit, input, max_tokens, token_encoding) AS (
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
+			$11::text[], $12::text[], $13::text[], $14::int8[], $15::text[])),
+	bare AS MATERIALIZED (
+		SELECT hash FROM prompts WHERE hash IN (SELECT hash FROM t) AND variant = '' ORDER BY hash FOR UPDATE)
+	UPDATE prompts SET sha256 = t.sha256, variant = t.variant, library = t.library, library_short = t.library_short, variant_hash = t.variant_hash,
+		version = t.version, budget = t.budget, recorded = t.recorded, signature = t.signature, label = t.label, git_commit = t.git_commit,
+		input = t.input, max_tokens = t.max_tokens, token_encoding = t.token_encoding
+	FROM t WHERE prompts.hash = t.hash AND prompts.hash IN (SELECT hash FROM bare) AND prompts.variant = ''`)
 }
 
-// writeInputs stores the records' inputs, each once.
-func writeInputs(ctx context.Context, tx *sql.Tx, recs []*record) error {
+// queueInputs stores the records' inputs, each once.
+func queueInputs(batch *pgconn.Batch, recs []*record) {
 	seen := map[string]bool{}
 	var hash, when []string
 	var data [][]byte
@@ -308,15 +353,18 @@ func writeInputs(ctx context.Context, tx *sql.Tx, recs []*record) error {
 		hash, data, when = append(hash, rec.origin.input), append(data, rec.input), append(when, rec.when)
 	}
 	if len(hash) == 0 {
-		return nil
+		return
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO inputs(hash, data, recorded) SELECT * FROM unnest($1::text[], $2::bytea[], $3::text[]) ORDER BY 1
-		ON CONFLICT DO NOTHING`, hash, data, when)
-	return err
+	var p params
+	p.texts(len(hash), func(i int) string { return hash[i] })
+	p.byteas(len(hash), func(i int) string { return string(data[i]) })
+	p.texts(len(hash), func(i int) string { return when[i] })
+	p.queue(batch, `INSERT INTO inputs(hash, data, recorded) SELECT * FROM unnest($1::text[], $2::bytea[], $3::text[]) ORDER BY 1
+		ON CONFLICT DO NOTHING`)
 }
 
-// writeIDs stores the records' ids, in sorted order.
-func writeIDs(ctx context.Context, tx *sql.Tx, recs []*record) error {
+// queueIDs stores the records' ids, in sorted order.
+func queueIDs(batch *pgconn.Batch, recs []*record) {
 	var ids [][4]string
 	for _, rec := range recs {
 		for _, id := range rec.ids {
@@ -324,35 +372,16 @@ func writeIDs(ctx context.Context, tx *sql.Tx, recs []*record) error {
 		}
 	}
 	if len(ids) == 0 {
-		return nil
+		return
 	}
 	slices.SortFunc(ids, func(a, b [4]string) int { return slices.Compare(a[:], b[:]) })
 	ids = slices.CompactFunc(ids, func(a, b [4]string) bool { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] })
-	names, values, hashes, sigs := make([]string, len(ids)), make([]string, len(ids)), make([]string, len(ids)), make([]string, len(ids))
-	for i, id := range ids {
-		names[i], values[i], hashes[i], sigs[i] = id[0], id[1], id[2], id[3]
+	var p params
+	for col := range 4 {
+		p.texts(len(ids), func(i int) string { return ids[i][col] })
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO ids(name, value, hash, signature) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-		ON CONFLICT DO NOTHING`, names, values, hashes, sigs)
-	return err
-}
-
-// queryStrings runs a query whose rows are one text column.
-func queryStrings(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	p.queue(batch, `INSERT INTO ids(name, value, hash, signature) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
+		ON CONFLICT DO NOTHING`)
 }
 
 // reader runs a read in one read-only REPEATABLE READ transaction, so that

@@ -153,18 +153,17 @@ func (b sqliteBackend) check(ctx context.Context, db *sql.DB) (map[int]bool, err
 // that are new, the recorded prompt's metadata if it was known only as
 // embedded, and its ids. SQLite has one writer at a time; the transaction
 // began IMMEDIATE, so it holds the write lock from the start.
-func (b sqliteBackend) write(ctx context.Context, tx *sql.Tx, recs []*record) error {
-	for _, rec := range recs {
-		if err := b.writeOne(ctx, tx, rec); err != nil {
-			return err
+// SQLite's busy timeout and the store's context bound the transaction.
+func (b sqliteBackend) write(ctx context.Context, db *sql.DB, recs []*record, _ time.Duration) error {
+	return inTx(ctx, db, func(tx *sql.Tx) error {
+		for _, rec := range recs {
+			if err := b.writeOne(ctx, tx, rec); err != nil {
+				return err
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
-
-// begin needs nothing: SQLite's busy timeout and the store's context bound
-// a transaction.
-func (sqliteBackend) begin(context.Context, *sql.Tx, time.Duration) error { return nil }
 
 // lockForPrune needs nothing: the transaction began IMMEDIATE and holds
 // the one write lock.
