@@ -127,25 +127,30 @@ func median(xs []float64) float64 {
 }
 
 func duration(ns float64) string {
-	switch {
-	case ns >= 1e9:
-		return fmt.Sprintf("%.2f s", ns/1e9)
-	case ns >= 1e6:
-		return fmt.Sprintf("%.2f ms", ns/1e6)
-	case ns >= 1e3:
-		return fmt.Sprintf("%.1f µs", ns/1e3)
-	}
-	return fmt.Sprintf("%.0f ns", ns)
+	return scaled(ns, unit{1e9, 2, "s"}, unit{1e6, 2, "ms"}, unit{1e3, 1, "µs"}, unit{1, 0, "ns"})
 }
 
 func bytesize(b float64) string {
-	switch {
-	case b >= 1e6:
-		return fmt.Sprintf("%.2f MB", b/1e6)
-	case b >= 1e3:
-		return fmt.Sprintf("%.1f KB", b/1e3)
+	return scaled(b, unit{1e6, 2, "MB"}, unit{1e3, 1, "KB"}, unit{1, 0, "B"})
+}
+
+// unit is a step of a scale: a value of at least size is shown in it,
+// divided by size, with digits decimals.
+type unit struct {
+	size   float64
+	digits int
+	name   string
+}
+
+// scaled shows v in the largest of units (largest first) that v reaches,
+// or in the last, the smallest.
+func scaled(v float64, units ...unit) string {
+	for i, u := range units {
+		if v >= u.size || i == len(units)-1 {
+			return fmt.Sprintf("%.*f %s", u.digits, v/u.size, u.name)
+		}
 	}
-	return fmt.Sprintf("%.0f B", b)
+	return ""
 }
 
 func number(v float64) string {
