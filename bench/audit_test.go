@@ -22,6 +22,7 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 	"gopkg.in/yaml.v3"
 )
@@ -251,7 +252,7 @@ func BenchmarkAuditStore(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer store.Close()
-	lib := embedded(b)
+	lib := fixture.Library(b)
 	type job struct {
 		v   *engine.Variant
 		res *engine.Result

@@ -15,7 +15,7 @@ import (
 // tokens counted (plain, the floor: x-plain), and both in the same ops
 // (paired). renders is how many times the fit ran the templates.
 func BenchmarkBudget(b *testing.B) {
-	lib := embedded(b)
+	lib := fixture.Library(b)
 	tc, err := tokens.New("o200k_base")
 	if err != nil {
 		b.Fatal(err)

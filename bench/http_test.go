@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -35,7 +36,7 @@ const (
 // the clients see. The design's budget: at 8 clients at least 2x 1,404
 // requests/s with p99 at most 20 ms; at 64 clients p99 at most 60 ms.
 func BenchmarkHTTP(b *testing.B) {
-	lib := embedded(b)
+	lib := fixture.Library(b)
 	yamlBody, err := fs.ReadFile(promptsmith.FS(), "templates/delegation/examples/minimal.yaml")
 	if err != nil {
 		b.Fatal(err)

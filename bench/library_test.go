@@ -15,22 +15,14 @@ import (
 	"github.com/promptsmith/promptsmith/internal/funcs"
 	"github.com/promptsmith/promptsmith/internal/input"
 	"github.com/promptsmith/promptsmith/internal/schema"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"gopkg.in/yaml.v3"
 )
-
-func embedded(tb testing.TB) *engine.Library {
-	tb.Helper()
-	lib, err := promptsmith.Library()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return lib
-}
 
 // BenchmarkLibrary renders every example of each variant of the embedded
 // library: one op renders them all, ns/render is the mean per example.
 func BenchmarkLibrary(b *testing.B) {
-	lib := embedded(b)
+	lib := fixture.Library(b)
 	for _, name := range lib.Names() {
 		v, err := lib.Variant(name)
 		if err != nil {
@@ -193,7 +185,7 @@ var parentSizes = []struct {
 // TestDelegationBareIsThePrompt holds the delegation floor to the prompt
 // the pipeline writes, at every parent size the benchmark uses.
 func TestDelegationBareIsThePrompt(t *testing.T) {
-	lib := embedded(t)
+	lib := fixture.Library(t)
 	for _, ps := range parentSizes {
 		in := engine.Input{Name: "bench.json", Data: delegationInput(t, ps.size)}
 		res, err := lib.Render(context.Background(), "delegation", in)
@@ -217,7 +209,7 @@ func TestDelegationBareIsThePrompt(t *testing.T) {
 // the same ops). SetBytes is the parent's size, so a constant MB/s across
 // sizes is a linear cost.
 func BenchmarkDelegation(b *testing.B) {
-	lib := embedded(b)
+	lib := fixture.Library(b)
 	for _, ps := range parentSizes {
 		in := engine.Input{Name: "bench.json", Data: delegationInput(b, ps.size)}
 		res, err := lib.Render(context.Background(), "delegation", in)
@@ -267,7 +259,7 @@ func formatInputs(tb testing.TB) []struct {
 } {
 	tb.Helper()
 	p := newPeers(tb)
-	lib := embedded(tb)
+	lib := fixture.Library(tb)
 	delegationYAML, err := fs.ReadFile(promptsmith.FS(), "templates/delegation/examples/revoked-deploy.yaml")
 	if err != nil {
 		tb.Fatal(err)
