@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -199,29 +198,12 @@ func (p *serveProc) chunk(n int, body func() []byte) ([]time.Duration, error) {
 	defer cancel()
 	url := p.url + "/v1/render/delegation"
 	lat := make([]time.Duration, n)
-	var next atomic.Int64
-	var failed atomic.Value
-	var wg sync.WaitGroup
-	for range auditClients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= n || failed.Load() != nil {
-					return
-				}
-				d, err := post(ctx, p.client, url, "application/json", body())
-				if err != nil {
-					failed.CompareAndSwap(nil, err)
-					return
-				}
-				lat[i] = d
-			}
-		}()
-	}
-	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
+	err := fanOut(n, auditClients, func(i int) error {
+		d, err := post(ctx, p.client, url, "application/json", body())
+		lat[i] = d
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return lat, nil
@@ -263,15 +245,8 @@ func BenchmarkAuditStore(b *testing.B) {
 	for copyN := 0; len(unique) < auditCorpus; copyN++ {
 		before := len(unique)
 		for _, name := range lib.Names() {
-			v, err := lib.Variant(name)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for _, ex := range v.Examples() {
-				in, err := v.Example(ex)
-				if err != nil {
-					b.Fatal(err)
-				}
+			v, inputs := variantExamples(b, lib, name)
+			for _, in := range inputs {
 				if copyN > 0 {
 					in.Data = distinct(b, in.Data, copyN)
 				}
@@ -294,28 +269,12 @@ func BenchmarkAuditStore(b *testing.B) {
 	for _, n := range unique {
 		promptBytes += int64(n)
 	}
-	var next atomic.Int64
-	var failed atomic.Value
-	var wg sync.WaitGroup
 	start := time.Now()
-	for range auditClients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(jobs) || failed.Load() != nil {
-					return
-				}
-				if _, err := store.Record(ctx, jobs[i].v, jobs[i].res); err != nil {
-					failed.CompareAndSwap(nil, err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
+	err = fanOut(len(jobs), auditClients, func(i int) error {
+		_, err := store.Record(ctx, jobs[i].v, jobs[i].res)
+		return err
+	})
+	if err != nil {
 		b.Fatal(err)
 	}
 	recordRate := float64(len(jobs)) / time.Since(start).Seconds()

@@ -42,20 +42,12 @@ func BenchmarkBudget(b *testing.B) {
 	}
 	b.Run("plain", func(b *testing.B) {
 		b.ReportAllocs()
-		for b.Loop() {
-			if err := plain(); err != nil {
-				b.Fatal(err)
-			}
-		}
+		runOps(b, plain)
 		recordFloor(b, "budget-plain")
 	})
 	b.Run("fit-2000", func(b *testing.B) {
 		b.ReportAllocs()
-		for b.Loop() {
-			if err := fit(); err != nil {
-				b.Fatal(err)
-			}
-		}
+		runOps(b, fit)
 		reportRatio(b, "budget-plain", "x-plain")
 		b.ReportMetric(float64(renders), "renders")
 	})

@@ -46,19 +46,11 @@ func BenchmarkColdStart(b *testing.B) {
 	help := command("--help")
 	example := command("delegation", "--example", "revoked-deploy")
 	b.Run("help", func(b *testing.B) {
-		for b.Loop() {
-			if err := help(); err != nil {
-				b.Fatal(err)
-			}
-		}
+		runOps(b, help)
 		recordFloor(b, "coldstart/help")
 	})
 	b.Run("example", func(b *testing.B) {
-		for b.Loop() {
-			if err := example(); err != nil {
-				b.Fatal(err)
-			}
-		}
+		runOps(b, example)
 		reportRatio(b, "coldstart/help", "x-help")
 	})
 	b.Run("paired", func(b *testing.B) {

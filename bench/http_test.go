@@ -94,33 +94,16 @@ func load(b *testing.B, url, contentType string, body []byte, clients int) {
 	}
 
 	latencies := make([]time.Duration, b.N)
-	var next atomic.Int64
-	var failed atomic.Value
 	b.ResetTimer()
 	start := time.Now()
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= b.N || failed.Load() != nil {
-					return
-				}
-				d, err := post(ctx, client, url, contentType, body)
-				if err != nil {
-					failed.CompareAndSwap(nil, err)
-					return
-				}
-				latencies[i] = d
-			}
-		}()
-	}
-	wg.Wait()
+	err := fanOut(b.N, clients, func(i int) error {
+		d, err := post(ctx, client, url, contentType, body)
+		latencies[i] = d
+		return err
+	})
 	elapsed := time.Since(start)
 	b.StopTimer()
-	if err, _ := failed.Load().(error); err != nil {
+	if err != nil {
 		b.Fatal(err)
 	}
 	slices.Sort(latencies)
@@ -130,6 +113,35 @@ func load(b *testing.B, url, contentType string, body []byte, clients int) {
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
 	b.ReportMetric(q(0.5), "p50-ms")
 	b.ReportMetric(q(0.99), "p99-ms")
+}
+
+// fanOut calls do(i) for each i from 0 to n-1 from workers goroutines,
+// each taking the next i as it is free, as a pool of clients takes
+// requests; after the first error no new call starts, and that error is
+// returned.
+func fanOut(n, workers int, do func(i int) error) error {
+	var next atomic.Int64
+	var failed atomic.Pointer[error]
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n || failed.Load() != nil {
+					return
+				}
+				if err := do(i); err != nil {
+					failed.CompareAndSwap(nil, &err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := failed.Load(); err != nil {
+		return *err
+	}
+	return nil
 }
 
 // post sends one render and returns how long its answer took to arrive

@@ -24,18 +24,7 @@ import (
 func BenchmarkLibrary(b *testing.B) {
 	lib := fixture.Library(b)
 	for _, name := range lib.Names() {
-		v, err := lib.Variant(name)
-		if err != nil {
-			b.Fatal(err)
-		}
-		var inputs []engine.Input
-		for _, ex := range v.Examples() {
-			in, err := v.Example(ex)
-			if err != nil {
-				b.Fatal(err)
-			}
-			inputs = append(inputs, in)
-		}
+		_, inputs := variantExamples(b, lib, name)
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -49,6 +38,25 @@ func BenchmarkLibrary(b *testing.B) {
 			b.ReportMetric(nsPerOp(b)/float64(len(inputs)), "ns/render")
 		})
 	}
+}
+
+// variantExamples is lib's variant name and its examples' inputs, in
+// the order it lists them: the corpus the library's benchmarks render.
+func variantExamples(tb testing.TB, lib *engine.Library, name string) (*engine.Variant, []engine.Input) {
+	tb.Helper()
+	v, err := lib.Variant(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var inputs []engine.Input
+	for _, ex := range v.Examples() {
+		in, err := v.Example(ex)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		inputs = append(inputs, in)
+	}
+	return v, inputs
 }
 
 // parent builds a markdown parent prompt of exactly n bytes, of the kind an
@@ -222,29 +230,22 @@ func BenchmarkDelegation(b *testing.B) {
 			var buf bytes.Buffer
 			b.SetBytes(int64(ps.size))
 			b.ReportAllocs()
-			for b.Loop() {
-				if err := br.execute(&buf); err != nil {
-					b.Fatal(err)
-				}
-			}
+			runOps(b, func() error { return br.execute(&buf) })
 			recordFloor(b, floor)
 		})
+		pipeline := func() error {
+			_, err := lib.Render(context.Background(), "delegation", in)
+			return err
+		}
 		b.Run("parent="+ps.name+"/pipeline", func(b *testing.B) {
 			b.SetBytes(int64(ps.size))
 			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := lib.Render(context.Background(), "delegation", in); err != nil {
-					b.Fatal(err)
-				}
-			}
+			runOps(b, pipeline)
 			reportRatio(b, floor, "x-bare")
 		})
 		b.Run("parent="+ps.name+"/paired", func(b *testing.B) {
 			var buf bytes.Buffer
-			paired(b, func() error {
-				_, err := lib.Render(context.Background(), "delegation", in)
-				return err
-			}, base{"x-bare", func() error { return br.execute(&buf) }})
+			paired(b, pipeline, base{"x-bare", func() error { return br.execute(&buf) }})
 		})
 	}
 }
@@ -334,33 +335,28 @@ func TestFormatsRenderAlike(t *testing.T) {
 // in the same ops. The design's budget is 1.2x.
 func BenchmarkFormat(b *testing.B) {
 	for _, f := range formatInputs(b) {
-		for _, format := range []string{"json", "yaml"} {
-			data := f.json
-			if format == "yaml" {
-				data = f.yaml
-			}
-			in := engine.Input{Name: "in." + format, Data: data}
-			b.Run(f.name+"/"+format, func(b *testing.B) {
-				b.SetBytes(int64(len(data)))
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := f.lib.Render(context.Background(), f.variant, in); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if format == "json" {
-					recordFloor(b, "format/"+f.name)
-				} else {
-					reportRatio(b, "format/"+f.name, "x-json")
-				}
-			})
-		}
 		render := func(name string, data []byte) func() error {
 			in := engine.Input{Name: name, Data: data}
 			return func() error {
 				_, err := f.lib.Render(context.Background(), f.variant, in)
 				return err
 			}
+		}
+		for _, format := range []string{"json", "yaml"} {
+			data := f.json
+			if format == "yaml" {
+				data = f.yaml
+			}
+			b.Run(f.name+"/"+format, func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				b.ReportAllocs()
+				runOps(b, render("in."+format, data))
+				if format == "json" {
+					recordFloor(b, "format/"+f.name)
+				} else {
+					reportRatio(b, "format/"+f.name, "x-json")
+				}
+			})
 		}
 		b.Run(f.name+"/paired", func(b *testing.B) {
 			paired(b, render("in.yaml", f.yaml), base{"x-json", render("in.json", f.json)})

@@ -378,22 +378,14 @@ func BenchmarkPeers(b *testing.B) {
 		var buf bytes.Buffer
 		b.SetBytes(int64(len(p.expected)))
 		b.ReportAllocs()
-		for b.Loop() {
-			if err := p.renderBare(&buf); err != nil {
-				b.Fatal(err)
-			}
-		}
+		runOps(b, func() error { return p.renderBare(&buf) })
 		recordFloor(b, "peers/bare")
 	})
 	for _, c := range p.contenders() {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(p.expected)))
 			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := c.render(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			runOps(b, discard(c.render))
 			switch c.name {
 			case "dotprompt-compiled":
 				recordFloor(b, "peers/dotprompt-compiled")

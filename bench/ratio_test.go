@@ -62,6 +62,17 @@ func median(xs []float64) float64 {
 	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
+// runOps runs work once per op of b's loop, and fails b at work's first
+// error: the loop of a benchmark whose op is one call, shaped as paired's
+// runs are, so that the same work serves it alone and paired.
+func runOps(b *testing.B, work func() error) {
+	for b.Loop() {
+		if err := work(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // A base is what a paired benchmark measures its subject against: the
 // ratio's unit ("x-bare") and the work.
 type base struct {
