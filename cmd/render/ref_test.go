@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -114,18 +113,16 @@ func TestRenderAtRefErrors(t *testing.T) {
 }
 
 // TestRenderAtRefRunsNothing: a repository whose configuration names a
-// clean and a smudge filter for every file, a textconv and an fsmonitor
-// renders at a ref without running any of them.
+// program for every way git offers to run one (testrepo's Programs: the
+// filters, a textconv, an fsmonitor, an alias) renders at a ref without
+// running any of them.
 func TestRenderAtRefRunsNothing(t *testing.T) {
 	t.Parallel()
 	r := testrepo.New(t)
 	files := testrepo.NoteLibrary()
 	files[".gitattributes"] = "* filter=evil diff=evil\n"
 	r.CommitFiles("Add the library", files)
-	marker := filepath.Join(t.TempDir(), "ran")
-	for _, key := range []string{"filter.evil.clean", "filter.evil.smudge", "filter.evil.process", "diff.evil.textconv", "core.fsmonitor"} {
-		r.Git("config", key, "touch "+marker+" #")
-	}
+	programs := r.Programs()
 	r.Git("config", "filter.evil.required", "true")
 	r.Write("templates/note/head.md.tmpl", "# Note\n\nedited\n") // a changed file, which git status would clean
 	for _, args := range [][]string{{"--ref", "HEAD", "note", "--example", "bare"}, {"diff", "HEAD"}} {
@@ -134,9 +131,10 @@ func TestRenderAtRefRunsNothing(t *testing.T) {
 			t.Errorf("render %v: exit %d\n%s", args, got.code, got.stderr)
 		}
 	}
-	if _, err := os.Stat(marker); err == nil {
-		t.Fatal("rendering at a ref ran a program the repository's configuration names")
+	if ran := programs.Ran(); len(ran) > 0 {
+		t.Fatalf("rendering at a ref ran a program the repository's configuration names: %v", ran)
 	}
+	programs.CheckPlainGitRuns()
 }
 
 // TestAmbiguousRef: --ref and render diff given a name that is both a
