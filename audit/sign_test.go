@@ -55,78 +55,52 @@ func TestSigned(t *testing.T) {
 // forgeries keep them true).
 func TestForgeries(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name   string
-		forge  func(t *testing.T, f *fixture)
-		read   func(t *testing.T, f *fixture) string   // a prompt whose reads the forgery reaches
-		want   func(t *testing.T, f *fixture) []string // the rows Verify names, with the key
-		reason string                                  // what each says
-	}{{
-		name: "a record by a writer without the key",
-		forge: func(t *testing.T, f *fixture) {
-			w := open(t, f.b.target)
-			recordDelegation(t, w, delegate(t, "# Forged\n", "t"))
+	cases := []forgery{
+		{
+			name: "a record by a writer without the key",
+			forge: func(t *testing.T, f *fixture) {
+				w := open(t, f.b.target)
+				recordDelegation(t, w, delegate(t, "# Forged\n", "t"))
+			},
+			read: func(t *testing.T, f *fixture) string { return f.hashOf(t, "# Forged\n") },
+			want: func(t *testing.T, f *fixture) []string {
+				top, root := f.hashOf(t, "# Forged\n"), f.leafOf(t, "# Forged\n")
+				return []string{"prompts hash=" + top, "prompts hash=" + root,
+					"ids name=delegation_id value=" + f.idOf(t, "# Forged\n") + " hash=" + top}
+			},
+			reason: "has no signature",
 		},
-		read: func(t *testing.T, f *fixture) string { return f.hashOf(t, "# Forged\n") },
-		want: func(t *testing.T, f *fixture) []string {
-			top, root := f.hashOf(t, "# Forged\n"), f.leafOf(t, "# Forged\n")
-			return []string{"prompts hash=" + top, "prompts hash=" + root,
-				"ids name=delegation_id value=" + f.idOf(t, "# Forged\n") + " hash=" + top}
+		promptForgery("metadata changed", `UPDATE prompts SET variant = 'forged' WHERE hash = ?`,
+			"its signature does not verify", top),
+		promptForgery("a region renamed, which the address does not cover", `UPDATE parts SET region = 'forged' WHERE hash = ? AND seq = 0`,
+			"its signature does not verify", top),
+		promptForgery("a signature copied from another row", `UPDATE prompts SET signature = (SELECT signature FROM prompts WHERE hash = ?) WHERE hash = ?`,
+			"its signature does not verify", mid2, mid1),
+		promptForgery("a signature removed", `UPDATE prompts SET signature = '' WHERE hash = ?`,
+			"has no signature", root),
+		{
+			name: "an id pointed at another prompt",
+			forge: func(t *testing.T, f *fixture) {
+				f.exec(t, `UPDATE ids SET hash = ? WHERE hash = ?`, f.other, f.links[top])
+			},
+			read: func(t *testing.T, f *fixture) string { return f.other },
+			want: func(t *testing.T, f *fixture) []string {
+				return []string{"ids name=delegation_id value=" + f.last.IDs["delegation_id"] + " hash=" + f.other}
+			},
+			reason: "its signature does not verify",
 		},
-		reason: "has no signature",
-	}, {
-		name: "metadata changed",
-		forge: func(t *testing.T, f *fixture) {
-			f.exec(t, `UPDATE prompts SET variant = 'forged' WHERE hash = ?`, f.links[top])
+		{
+			name: "an id inserted",
+			forge: func(t *testing.T, f *fixture) {
+				f.exec(t, `INSERT INTO ids(name, value, hash) VALUES('delegation_id', 'dlg-forged', ?)`, f.links[mid1])
+			},
+			read: atLink(mid1),
+			want: func(t *testing.T, f *fixture) []string {
+				return []string{"ids name=delegation_id value=dlg-forged hash=" + f.links[mid1]}
+			},
+			reason: "has no signature",
 		},
-		read:   atLink(top),
-		want:   promptRow(top),
-		reason: "its signature does not verify",
-	}, {
-		name: "a region renamed, which the address does not cover",
-		forge: func(t *testing.T, f *fixture) {
-			f.exec(t, `UPDATE parts SET region = 'forged' WHERE hash = ? AND seq = 0`, f.links[top])
-		},
-		read:   atLink(top),
-		want:   promptRow(top),
-		reason: "its signature does not verify",
-	}, {
-		name: "a signature copied from another row",
-		forge: func(t *testing.T, f *fixture) {
-			f.exec(t, `UPDATE prompts SET signature = (SELECT signature FROM prompts WHERE hash = ?) WHERE hash = ?`, f.links[mid2], f.links[mid1])
-		},
-		read:   atLink(mid1),
-		want:   promptRow(mid1),
-		reason: "its signature does not verify",
-	}, {
-		name: "a signature removed",
-		forge: func(t *testing.T, f *fixture) {
-			f.exec(t, `UPDATE prompts SET signature = '' WHERE hash = ?`, f.links[root])
-		},
-		read:   atLink(root),
-		want:   promptRow(root),
-		reason: "has no signature",
-	}, {
-		name: "an id pointed at another prompt",
-		forge: func(t *testing.T, f *fixture) {
-			f.exec(t, `UPDATE ids SET hash = ? WHERE hash = ?`, f.other, f.links[top])
-		},
-		read: func(t *testing.T, f *fixture) string { return f.other },
-		want: func(t *testing.T, f *fixture) []string {
-			return []string{"ids name=delegation_id value=" + f.last.IDs["delegation_id"] + " hash=" + f.other}
-		},
-		reason: "its signature does not verify",
-	}, {
-		name: "an id inserted",
-		forge: func(t *testing.T, f *fixture) {
-			f.exec(t, `INSERT INTO ids(name, value, hash) VALUES('delegation_id', 'dlg-forged', ?)`, f.links[mid1])
-		},
-		read: atLink(mid1),
-		want: func(t *testing.T, f *fixture) []string {
-			return []string{"ids name=delegation_id value=dlg-forged hash=" + f.links[mid1]}
-		},
-		reason: "has no signature",
-	}}
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			eachBackend(t, func(t *testing.T, b backend) {
@@ -169,6 +143,30 @@ func TestForgeries(t *testing.T) {
 // atLink reads the prompt at link i of the fixture's chain.
 func atLink(i int) func(*testing.T, *fixture) string {
 	return func(_ *testing.T, f *fixture) string { return f.links[i] }
+}
+
+// forgery is a way to alter a signed store without the key.
+type forgery struct {
+	name   string
+	forge  func(t *testing.T, f *fixture)
+	read   func(t *testing.T, f *fixture) string   // a prompt whose reads the forgery reaches
+	want   func(t *testing.T, f *fixture) []string // the rows Verify names, with the key
+	reason string                                  // what each says
+}
+
+// promptForgery alters the prompts row of the last of links by running
+// query on the hashes of links, in order: reads of that prompt fail, and
+// Verify names its row.
+func promptForgery(name, query, reason string, links ...int) forgery {
+	at := links[len(links)-1]
+	return forgery{name: name, reason: reason, read: atLink(at), want: promptRow(at),
+		forge: func(t *testing.T, f *fixture) {
+			args := make([]any, len(links))
+			for i, l := range links {
+				args[i] = f.links[l]
+			}
+			f.exec(t, query, args...)
+		}}
 }
 
 // promptRow wants Verify to name the row of prompts of link i.
