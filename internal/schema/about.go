@@ -73,13 +73,7 @@ func (n Node) Self() About {
 // describe fills in what a is still missing from the schema s and those it
 // refers to.
 func (s *Set) describe(sch *jsonschema.Schema, a *About) {
-	seen := map[*jsonschema.Schema]bool{}
-	var walk func(sch *jsonschema.Schema)
-	walk = func(sch *jsonschema.Schema) {
-		if sch == nil || seen[sch] {
-			return
-		}
-		seen[sch] = true
+	visitOnce(sch, map[*jsonschema.Schema]bool{}, applied, func(sch *jsonschema.Schema) {
 		if a.Description == "" {
 			a.Description = sch.Description
 		}
@@ -101,14 +95,7 @@ func (s *Set) describe(sch *jsonschema.Schema, a *About) {
 				a.Enum = append(a.Enum, jsonText(sch.Constant[0]))
 			}
 		}
-		walk(sch.Ref)
-		for _, group := range [][]*jsonschema.Schema{sch.AllOf, sch.AnyOf, sch.OneOf} {
-			for _, b := range group {
-				walk(b)
-			}
-		}
-	}
-	walk(sch)
+	})
 }
 
 // jsonText is a value as compact JSON.

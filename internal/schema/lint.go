@@ -2,6 +2,7 @@ package schema
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -23,29 +24,14 @@ type Problem struct {
 // which error hints and the typed inputs show callers.
 func (sc *Schema) Lint() []Problem {
 	var out []Problem
-	seen := map[*jsonschema.Schema]bool{}
 	// Conditions (if, not) and the branches that restate what a condition
 	// implies (then, else) constrain properties declared elsewhere: only
 	// declarations need descriptions.
 	conditional := map[*jsonschema.Schema]bool{}
-	var mark func(s *jsonschema.Schema)
-	mark = func(s *jsonschema.Schema) {
-		if s == nil || conditional[s] {
-			return
-		}
-		conditional[s] = true
-		for _, p := range s.Properties {
-			mark(p)
-		}
-	}
-	var walk func(s *jsonschema.Schema)
-	walk = func(s *jsonschema.Schema) {
-		if s == nil || seen[s] {
-			return
-		}
-		seen[s] = true
+	properties := func(s *jsonschema.Schema) []*jsonschema.Schema { return slices.Collect(maps.Values(s.Properties)) }
+	visitOnce(sc.compiled, map[*jsonschema.Schema]bool{}, subschemas, func(s *jsonschema.Schema) {
 		for _, c := range []*jsonschema.Schema{s.If, s.Then, s.Else, s.Not} {
-			mark(c)
+			visitOnce(c, conditional, properties, func(*jsonschema.Schema) {}) // conditional gets c and what it declares
 		}
 		raw := sc.set.rawNode(s)
 		if d, ok := raw["default"]; ok {
@@ -74,11 +60,7 @@ func (sc *Schema) Lint() []Problem {
 					Message: "property " + name + " has no description: callers see it in error hints and typed inputs; add one"})
 			}
 		}
-		for _, sub := range subschemas(s) {
-			walk(sub)
-		}
-	}
-	walk(sc.compiled)
+	})
 	slices.SortStableFunc(out, func(a, b Problem) int { return problem.ComparePositions(a.Position, b.Position) })
 	return out
 }

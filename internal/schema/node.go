@@ -26,24 +26,9 @@ func (n Node) Open() bool { return len(n.alts) == 0 }
 func (n Node) closure() []*jsonschema.Schema {
 	var out []*jsonschema.Schema
 	seen := map[*jsonschema.Schema]bool{}
-	var add func(s *jsonschema.Schema)
-	add = func(s *jsonschema.Schema) {
-		if s == nil || seen[s] {
-			return
-		}
-		seen[s] = true
-		out = append(out, s)
-		add(s.Ref)
-		for _, group := range [][]*jsonschema.Schema{s.AllOf, s.AnyOf, s.OneOf} {
-			for _, b := range group {
-				add(b)
-			}
-		}
-		add(s.Then)
-		add(s.Else)
-	}
+	next := func(s *jsonschema.Schema) []*jsonschema.Schema { return append(applied(s), s.Then, s.Else) }
 	for _, s := range n.alts {
-		add(s)
+		visitOnce(s, seen, next, func(s *jsonschema.Schema) { out = append(out, s) })
 	}
 	return out
 }

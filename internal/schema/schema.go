@@ -250,6 +250,31 @@ func subschemas(sch *jsonschema.Schema) []*jsonschema.Schema {
 	return out
 }
 
+// visitOnce calls visit on sch, then on each schema next gives for it,
+// depth first; nil schemas and those already in seen are skipped, and
+// seen gets every schema visited: references may loop, and a schema
+// reached twice is read once.
+func visitOnce(sch *jsonschema.Schema, seen map[*jsonschema.Schema]bool, next func(*jsonschema.Schema) []*jsonschema.Schema, visit func(*jsonschema.Schema)) {
+	if sch == nil || seen[sch] {
+		return
+	}
+	seen[sch] = true
+	visit(sch)
+	for _, c := range next(sch) {
+		visitOnce(c, seen, next, visit)
+	}
+}
+
+// applied are the schemas that apply wherever sch does: its reference
+// and its allOf, anyOf and oneOf branches.
+func applied(sch *jsonschema.Schema) []*jsonschema.Schema {
+	out := []*jsonschema.Schema{sch.Ref}
+	for _, group := range [][]*jsonschema.Schema{sch.AllOf, sch.AnyOf, sch.OneOf} {
+		out = append(out, group...)
+	}
+	return out
+}
+
 // normalLocation writes a location as url#pointer, the root as url#.
 func normalLocation(loc string) string {
 	url, frag, _ := strings.Cut(loc, "#")
