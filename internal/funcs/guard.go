@@ -521,13 +521,7 @@ func anyCollection(args []any) bool {
 // text refuses a text of n bytes over the output limit, which no value a
 // template builds may pass: a longer one could never be written.
 func (env *Env) text(fn string, n float64) error {
-	if err := env.check(); err != nil {
-		return err
-	}
-	if limit := env.Limits.OutputBytes; limit > 0 && n > float64(limit) {
-		return fmt.Errorf("%s would build a text of %.0f bytes, over the output limit of %d bytes; no value a template builds may be longer than a prompt (the limit is the engine's OutputBytes, render's --max-output)", fn, n, limit)
-	}
-	return nil
+	return env.within(fn, n, env.Limits.OutputBytes, "%s would build a text of %.0f bytes, over the output limit of %d bytes; no value a template builds may be longer than a prompt (the limit is the engine's OutputBytes, render's --max-output)")
 }
 
 // values refuses arguments that, printed, would write more than the output

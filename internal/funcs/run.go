@@ -46,11 +46,18 @@ func (env *Env) check() error {
 
 // items refuses a list of n items over the limit.
 func (env *Env) items(fn string, n float64) error {
+	return env.within(fn, n, env.Limits.ListItems, "%s would build a list of %.0f items, over the limit of %d; a prompt never needs that many (the limit is the engine's ListItems, render's --max-list)")
+}
+
+// within refuses n over limit (none when 0) with the message format,
+// given fn, n and limit; a render that has ended is refused first, so
+// that a loop calling a function ends with its render.
+func (env *Env) within(fn string, n float64, limit int, format string) error {
 	if err := env.check(); err != nil {
 		return err
 	}
-	if limit := env.Limits.ListItems; limit > 0 && n > float64(limit) {
-		return fmt.Errorf("%s would build a list of %.0f items, over the limit of %d; a prompt never needs that many (the limit is the engine's ListItems, render's --max-list)", fn, n, limit)
+	if limit > 0 && n > float64(limit) {
+		return fmt.Errorf(format, fn, n, limit)
 	}
 	return nil
 }
