@@ -348,46 +348,36 @@ func (env *Env) postcheckText(name string, fn any) (any, bool) {
 	switch fn := fn.(type) {
 	case func(string) string:
 		return func(s string) (string, error) {
-			if err := env.check(); err != nil {
-				return "", err
-			}
-			out := fn(s)
-			return out, env.text(name, float64(len(out)))
+			return env.checkedText(name, func() string { return fn(s) })
 		}, true
 	case func(int, string) string:
 		return func(n int, s string) (string, error) {
-			if err := env.check(); err != nil {
-				return "", err
-			}
-			out := fn(n, s)
-			return out, env.text(name, float64(len(out)))
+			return env.checkedText(name, func() string { return fn(n, s) })
 		}, true
 	case func(string, string) string:
 		return func(a, s string) (string, error) {
-			if err := env.check(); err != nil {
-				return "", err
-			}
-			out := fn(a, s)
-			return out, env.text(name, float64(len(out)))
+			return env.checkedText(name, func() string { return fn(a, s) })
 		}, true
 	case func(int, int, string) string:
 		return func(a, b int, s string) (string, error) {
-			if err := env.check(); err != nil {
-				return "", err
-			}
-			out := fn(a, b, s)
-			return out, env.text(name, float64(len(out)))
+			return env.checkedText(name, func() string { return fn(a, b, s) })
 		}, true
 	case func(string, string, int) string:
 		return func(a, b string, n int) (string, error) {
-			if err := env.check(); err != nil {
-				return "", err
-			}
-			out := fn(a, b, n)
-			return out, env.text(name, float64(len(out)))
+			return env.checkedText(name, func() string { return fn(a, b, n) })
 		}, true
 	}
 	return nil, false
+}
+
+// checkedText runs build between the checks of postcheckText: the run's
+// before, the length of the text built after.
+func (env *Env) checkedText(name string, build func() string) (string, error) {
+	if err := env.check(); err != nil {
+		return "", err
+	}
+	out := build()
+	return out, env.text(name, float64(len(out)))
 }
 
 // postcheckList wraps the functions that build a list: its items, and what
