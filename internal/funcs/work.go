@@ -82,62 +82,49 @@ func listItems(fn string, list any) ([]any, error) {
 // guardUniq is sprig's uniq (and mustUniq): the items of a list without
 // those equal to one before, in linear time for texts and numbers.
 func guardUniq(env *Env, _ string, _ any) (any, bool) {
-	{
-		return func(list any) ([]any, error) {
-			if err := env.check(); err != nil {
-				return nil, err
-			}
-			l, err := listItems("uniq", list)
-			if err != nil {
-				return nil, err
-			}
-			seen := &distinct{env: env, keys: map[any]struct{}{}}
-			out := []any{}
-			for _, x := range l {
-				dup, err := seen.has(x)
-				if err != nil {
-					return nil, err
-				}
-				if !dup {
-					seen.add(x)
-					out = append(out, x)
-				}
-			}
-			return out, nil
-		}, true
-	}
+	return func(list any) ([]any, error) {
+		return env.itemsNotIn("uniq", list, &distinct{env: env, keys: map[any]struct{}{}}, true)
+	}, true
 }
 
 // guardWithout is sprig's without (and mustWithout): the items of a list
 // equal to none of the values omitted, in linear time for texts and
 // numbers.
 func guardWithout(env *Env, _ string, _ any) (any, bool) {
-	{
-		return func(list any, omit ...any) ([]any, error) {
-			if err := env.check(); err != nil {
-				return nil, err
-			}
-			l, err := listItems("without", list)
-			if err != nil {
-				return nil, err
-			}
-			omitted := &distinct{env: env, keys: map[any]struct{}{}}
-			for _, o := range omit {
-				omitted.add(o)
-			}
-			out := []any{}
-			for _, x := range l {
-				drop, err := omitted.has(x)
-				if err != nil {
-					return nil, err
-				}
-				if !drop {
-					out = append(out, x)
-				}
-			}
-			return out, nil
-		}, true
+	return func(list any, omit ...any) ([]any, error) {
+		omitted := &distinct{env: env, keys: map[any]struct{}{}}
+		for _, o := range omit {
+			omitted.add(o)
+		}
+		return env.itemsNotIn("without", list, omitted, false)
+	}, true
+}
+
+// itemsNotIn is the items of list (read as fn reads it) equal to none in
+// set, in order; with addKept, each item kept joins set, so that its
+// equals after it go.
+func (env *Env) itemsNotIn(fn string, list any, set *distinct, addKept bool) ([]any, error) {
+	if err := env.check(); err != nil {
+		return nil, err
 	}
+	l, err := listItems(fn, list)
+	if err != nil {
+		return nil, err
+	}
+	out := []any{}
+	for _, x := range l {
+		in, err := set.has(x)
+		if err != nil {
+			return nil, err
+		}
+		if !in {
+			if addKept {
+				set.add(x)
+			}
+			out = append(out, x)
+		}
+	}
+	return out, nil
 }
 
 // guardWhereIn is whereIn, which compares every object's field with
