@@ -70,28 +70,22 @@ func WithLimits(l Limits) Option { return func(o *options) { o.limits = l } }
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	if l.InputBytes <= 0 {
-		l.InputBytes = d.InputBytes
-	}
-	if l.Depth <= 0 {
-		l.Depth = d.Depth
-	}
-	if l.OutputBytes <= 0 {
-		l.OutputBytes = d.OutputBytes
-	}
-	if l.ListItems <= 0 {
-		l.ListItems = d.ListItems
-	}
-	if l.Timeout <= 0 {
-		l.Timeout = d.Timeout
-	}
-	if l.FileBytes <= 0 {
-		l.FileBytes = d.FileBytes
-	}
-	if l.LibraryBytes <= 0 {
-		l.LibraryBytes = d.LibraryBytes
-	}
+	orDefault(&l.InputBytes, d.InputBytes)
+	orDefault(&l.Depth, d.Depth)
+	orDefault(&l.OutputBytes, d.OutputBytes)
+	orDefault(&l.ListItems, d.ListItems)
+	orDefault(&l.Timeout, d.Timeout)
+	orDefault(&l.FileBytes, d.FileBytes)
+	orDefault(&l.LibraryBytes, d.LibraryBytes)
 	return l
+}
+
+// orDefault sets a limit left zero (or negative) to its default: a limit
+// of zero would refuse everything, so it means "not set".
+func orDefault[T int | time.Duration](limit *T, def T) {
+	if *limit <= 0 {
+		*limit = def
+	}
 }
 
 // errOutputLimit ends a template's execution that wrote past the limit.
