@@ -150,17 +150,26 @@ func retryless(err *engine.Error) bool {
 // failing is the error of the labels an outcome list says are failing,
 // the first's with the others in Also, or nil.
 func failing(outcomes []Outcome) error {
+	return outcomesError(outcomes, func(o Outcome, e *engine.Error) {
+		if o.Served == "" {
+			e.Reason = fmt.Sprintf("label %s (%s) serves nothing: %s", o.Label, o.Ref, e.Reason)
+		} else {
+			e.Reason = fmt.Sprintf("label %s (%s) stays on commit %s: %s", o.Label, o.Ref, short(o.Served), e.Reason)
+		}
+	})
+}
+
+// outcomesError is the errors of the outcomes that failed as one error:
+// the first's, with the others in Also, each a copy that name rewrites to
+// say which label it is; nil if none failed.
+func outcomesError(outcomes []Outcome, name func(Outcome, *engine.Error)) error {
 	var all []*engine.Error
 	for _, o := range outcomes {
 		if o.Err == nil {
 			continue
 		}
 		e := *engine.AsError(o.Err)
-		if o.Served == "" {
-			e.Reason = fmt.Sprintf("label %s (%s) serves nothing: %s", o.Label, o.Ref, e.Reason)
-		} else {
-			e.Reason = fmt.Sprintf("label %s (%s) stays on commit %s: %s", o.Label, o.Ref, short(o.Served), e.Reason)
-		}
+		name(o, &e)
 		all = append(all, &e)
 	}
 	if len(all) == 0 {

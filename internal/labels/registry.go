@@ -85,19 +85,10 @@ func New(ctx context.Context, dir string, cfg Config, opts Options) (*Registry, 
 // served at start: the first label's, with the others in Also, each
 // naming its label.
 func startError(outcomes []Outcome) error {
-	var all []*engine.Error
-	for _, o := range outcomes {
-		if o.Err == nil {
-			continue
-		}
-		e := *engine.AsError(o.Err)
+	return outcomesError(outcomes, func(o Outcome, e *engine.Error) {
 		e.Reason = fmt.Sprintf("label %s (%s): %s", o.Label, o.Ref, e.Reason)
 		e.Hints = append(append([]string(nil), e.Hints...), "no label can be served: fix a ref or the library at its commit (a label that cannot be served while others can is served as failing)")
-		all = append(all, &e)
-	}
-	first := *all[0]
-	first.Also = append(append([]*engine.Error(nil), first.Also...), all[1:]...)
-	return &first
+	})
 }
 
 // Config is the configuration the registry serves.
