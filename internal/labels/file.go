@@ -3,6 +3,7 @@ package labels
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"strconv"
 
 	"github.com/promptsmith/promptsmith/engine"
@@ -56,11 +57,10 @@ func parseFile(path string, data []byte) (Config, error) {
 	if top.Kind != yaml.MappingNode {
 		return fail(top.Line, form, "the labels file is not a mapping of labels: and default:")
 	}
-	seenTop := map[string]int{}
-	for i := 0; i+1 < len(top.Content); i += 2 {
-		key, val := top.Content[i], top.Content[i+1]
-		if first := givenBefore(seenTop, key); first > 0 {
-			return fail(key.Line, "give each key once", "%s: is given twice (first at line %d)", key.Value, first)
+	for p := range pairsOf(top) {
+		key, val := p.key, p.val
+		if p.repeats > 0 {
+			return fail(key.Line, "give each key once", "%s: is given twice (first at line %d)", key.Value, p.repeats)
 		}
 		switch key.Value {
 		case "default":
@@ -72,11 +72,10 @@ func parseFile(path string, data []byte) (Config, error) {
 			if val.Kind != yaml.MappingNode {
 				return fail(val.Line, form, "labels: is not a mapping of names to refs")
 			}
-			seen := map[string]int{}
-			for j := 0; j+1 < len(val.Content); j += 2 {
-				name, ref := val.Content[j], val.Content[j+1]
-				if first := givenBefore(seen, name); first > 0 {
-					return fail(name.Line, "give each label once", "label %q is given twice (first at line %d)", name.Value, first)
+			for p := range pairsOf(val) {
+				name, ref := p.key, p.val
+				if p.repeats > 0 {
+					return fail(name.Line, "give each label once", "label %q is given twice (first at line %d)", name.Value, p.repeats)
 				}
 				if ref.Kind != yaml.ScalarNode {
 					return fail(ref.Line, form, "label %q: its ref is not a string", name.Value)
@@ -93,13 +92,26 @@ func parseFile(path string, data []byte) (Config, error) {
 	return cfg, nil
 }
 
-// givenBefore is the line at which a key of a mapping was first given,
-// where key repeats it, or 0; seen holds the keys read so far, by name,
-// and takes key when it is new.
-func givenBefore(seen map[string]int, key *yaml.Node) int {
-	if first, ok := seen[key.Value]; ok {
-		return first
+// mappingPair is a key of a YAML mapping and its value; repeats is the
+// line at which the key was first given, where this one repeats it, or 0.
+type mappingPair struct {
+	key, val *yaml.Node
+	repeats  int
+}
+
+// pairsOf are the pairs of a mapping, in the order written.
+func pairsOf(m *yaml.Node) iter.Seq[mappingPair] {
+	return func(yield func(mappingPair) bool) {
+		seen := map[string]int{}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			key := m.Content[i]
+			p := mappingPair{key: key, val: m.Content[i+1], repeats: seen[key.Value]}
+			if p.repeats == 0 {
+				seen[key.Value] = key.Line
+			}
+			if !yield(p) {
+				return
+			}
+		}
 	}
-	seen[key.Value] = key.Line
-	return 0
 }
