@@ -118,8 +118,7 @@ func TestHostOfTheAddressReachedOn(t *testing.T) {
 // Nothing refused is recorded.
 func TestBrowserRequests(t *testing.T) {
 	t.Parallel()
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
+	srv := builtinServer()
 	srv.CORSOrigins = []string{"https://app.example"}
 	var recorded atomic.Int32
 	srv.Audit = server.RecordHook(func(*engine.Variant, *engine.Result) error { recorded.Add(1); return nil })

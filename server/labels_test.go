@@ -34,6 +34,18 @@ func labelServer(t *testing.T, dir string) *server.Server {
 		{Name: "production", Ref: "refs/tags/prod"}, {Name: "staging", Ref: "refs/heads/main"}}})
 }
 
+// serveLabels serves labelServer's labels of a new history behind token
+// ("" for none) over HTTP until the test ends.
+func serveLabels(t *testing.T, token string) (*testrepo.Repo, *server.Server, *httptest.Server) {
+	t.Helper()
+	r := history(t)
+	srv := labelServer(t, r.Dir)
+	srv.Token = token
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return r, srv, ts
+}
+
 // labelServerOf is labelServer for the labels of cfg.
 func labelServerOf(t *testing.T, dir string, cfg labels.Config) *server.Server {
 	t.Helper()
@@ -87,10 +99,7 @@ func libraryList(t *testing.T, body []byte) []labels.Status {
 // endpoints, parameters and headers.
 func TestLabelsSideBySide(t *testing.T) {
 	t.Parallel()
-	r := history(t)
-	srv := labelServer(t, r.Dir)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	r, srv, ts := serveLabels(t, "")
 	doc := fetchDoc(t, ts, "")
 	prod, main := r.RevParse("prod"), r.RevParse("main")
 
@@ -202,11 +211,7 @@ func TestNoLabels(t *testing.T) {
 // the token.
 func TestPromotion(t *testing.T) {
 	t.Parallel()
-	r := history(t)
-	srv := labelServer(t, r.Dir)
-	srv.Token = "s3cret"
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	r, srv, ts := serveLabels(t, "s3cret")
 	prod, main := r.RevParse("prod"), r.RevParse("main")
 	want := map[string]string{prod: helloV1, main: helloMore}
 
@@ -221,18 +226,12 @@ func TestPromotion(t *testing.T) {
 	}()
 	<-entered
 
-	stop := make(chan struct{})
 	var renders, after atomic.Int64
-	var promoted atomic.Bool
+	var promoted, stopped atomic.Bool
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			for !stopped.Load() {
 				moved := promoted.Load()
 				resp, body := call(t, ts, "POST", "/v1/render/note", noteInput, "s3cret")
 				commit := resp.Header.Get("X-Promptsmith-Commit")
@@ -268,7 +267,7 @@ func TestPromotion(t *testing.T) {
 		}
 		after.Add(1)
 	}
-	close(stop)
+	stopped.Store(true)
 	wg.Wait()
 	if renders.Load() == 0 {
 		t.Error("no render ran during the promotion")
@@ -284,10 +283,7 @@ func TestPromotion(t *testing.T) {
 // /readyz are unaffected.
 func TestBrokenCommitServed(t *testing.T) {
 	t.Parallel()
-	r := history(t)
-	srv := labelServer(t, r.Dir)
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	r, _, ts := serveLabels(t, "")
 	doc := fetchDoc(t, ts, "")
 	good := r.RevParse("main")
 	r.CommitFiles("Break memo", map[string]string{"templates/memo/memo.md.tmpl": "# Memo\n\nTo {{ .to }.\n"})

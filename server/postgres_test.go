@@ -11,7 +11,6 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx", to lock a table
-	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 	"github.com/promptsmith/promptsmith/server"
@@ -36,8 +35,7 @@ func TestPostgresAuditPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
+	srv := builtinServer()
 	srv.Audit = store
 	srv.MaxRenders, srv.RenderTimeout = 1, 3*time.Second
 	ts := httptest.NewServer(srv)

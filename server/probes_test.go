@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/server"
 )
@@ -44,8 +43,7 @@ func (d downStore) Record(ctx context.Context, v *engine.Variant, res *engine.Re
 // a render answers 503 with Retry-After while the store is down.
 func TestProbes(t *testing.T) {
 	t.Parallel()
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
+	srv := builtinServer()
 	srv.Token = "s3cret"
 	var down atomic.Bool
 	srv.Audit = downStore{RecordHook: func(*engine.Variant, *engine.Result) error { return nil }, down: &down}
@@ -110,8 +108,7 @@ func (s slowStore) Ping(ctx context.Context) error {
 // while the store is asked wait for that one answer.
 func TestProbesShareOnePing(t *testing.T) {
 	t.Parallel()
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
+	srv := builtinServer()
 	var pings atomic.Int32
 	store := slowStore{RecordHook: func(*engine.Variant, *engine.Result) error { return nil }, pings: &pings, release: make(chan struct{})}
 	srv.Audit = store
@@ -171,8 +168,7 @@ func TestReadyzAnswersWhileTheStoreHangs(t *testing.T) {
 	if server.DefaultReadyTimeout >= time.Second {
 		t.Errorf("DefaultReadyTimeout %s: a Kubernetes probe waits 1 s", server.DefaultReadyTimeout)
 	}
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
+	srv := builtinServer()
 	srv.ReadyTimeout = 50 * time.Millisecond // the bound itself; the test does not time it
 	done := make(chan struct{})
 	defer close(done)

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
-	"github.com/promptsmith/promptsmith/server"
 )
 
 // TestRequestLog: each request is logged once, as JSON, with the request
@@ -19,8 +17,7 @@ import (
 // cause; a successful render names its ids.
 func TestRequestLog(t *testing.T) {
 	t.Parallel()
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
+	srv := builtinServer()
 	var out fixture.SyncBuffer
 	srv.Logger = slog.New(slog.NewJSONHandler(&out, nil))
 	fail := auditFailsWhenSet(srv)

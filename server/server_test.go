@@ -30,6 +30,13 @@ func newServer(t *testing.T) *httptest.Server {
 	return ts
 }
 
+// builtinServer is a server of the library built into the binary, for
+// the tests of what the server does around a render.
+func builtinServer() *server.Server {
+	lib, _ := promptsmith.Library()
+	return server.New(lib)
+}
+
 func do(t *testing.T, ts *httptest.Server, method, path, body string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
@@ -109,8 +116,7 @@ func TestErrors(t *testing.T) {
 
 func TestBodyLimit(t *testing.T) {
 	t.Parallel()
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
+	srv := builtinServer()
 	srv.MaxBody = 100
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -179,8 +185,7 @@ func TestConcurrentRequests(t *testing.T) {
 // answered, nor blamed on the caller: 503 with Retry-After, logged.
 func TestAuditFailureIs503(t *testing.T) {
 	t.Parallel()
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
+	srv := builtinServer()
 	var logged strings.Builder
 	srv.Logger = slog.New(slog.NewTextHandler(&logged, nil))
 	srv.Audit = server.RecordHook(func(*engine.Variant, *engine.Result) error { return errors.New("disk full") })

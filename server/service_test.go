@@ -183,8 +183,7 @@ func TestBoundedRenders(t *testing.T) {
 // whole; without one the server answers 401 and a Bearer challenge.
 func TestToken(t *testing.T) {
 	t.Parallel()
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
+	srv := builtinServer()
 	srv.Token = "tok"
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -215,8 +214,7 @@ func TestToken(t *testing.T) {
 // CORS header is sent at all.
 func TestCORS(t *testing.T) {
 	t.Parallel()
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
+	srv := builtinServer()
 	srv.Token = "tok"
 	srv.CORSOrigins = []string{"https://app.example"}
 	ts := httptest.NewServer(srv)
@@ -249,7 +247,7 @@ func TestCORS(t *testing.T) {
 		t.Errorf("another origin was allowed: %d %v", resp.StatusCode, resp.Header)
 	}
 
-	plain := httptest.NewServer(server.New(lib))
+	plain := httptest.NewServer(builtinServer())
 	defer plain.Close()
 	resp, _ = call(t, plain, "OPTIONS", "/v1/render/delegation", "", "", "Origin", "https://app.example", "Access-Control-Request-Method", "POST")
 	if resp.Header.Get("Access-Control-Allow-Origin") != "" || resp.StatusCode != 403 {

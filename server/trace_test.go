@@ -12,7 +12,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -66,8 +65,7 @@ func TestTraces(t *testing.T) {
 	if err != nil || tracer == nil {
 		t.Fatalf("tracing from the environment: %v %v", tracer, err)
 	}
-	lib, _ := promptsmith.Library()
-	srv := server.New(lib)
+	srv := builtinServer()
 	srv.Tracer = tracer
 	srv.Audit = server.RecordHook(nil)
 	var log fixture.SyncBuffer
