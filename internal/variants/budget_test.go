@@ -20,6 +20,32 @@ import (
 // schema's caps), so that the prompt needs cutting.
 func oversized(t *testing.T, v *engine.Variant, example string) []byte {
 	t.Helper()
+	return editedExample(t, v, example, func(root map[string]any) {
+		grownLists := map[string]bool{}
+		for _, u := range v.Manifest().Budget {
+			if u.List == "" || grownLists[u.List] {
+				continue
+			}
+			grownLists[u.List] = true
+			l, ok := lookupList(root, u.List)
+			if !ok || len(l) == 0 {
+				continue
+			}
+			grown := append([]any{}, l...)
+			for copyN := 1; copyN < 5 && len(grown)+len(l) <= 1000; copyN++ {
+				for _, item := range l {
+					grown = append(grown, varied(item, copyN))
+				}
+			}
+			setList(root, u.List, grown)
+		}
+	})
+}
+
+// editedExample is v's example with edit applied to its decoded root,
+// encoded again as JSON in the example's key order.
+func editedExample(t *testing.T, v *engine.Variant, example string, edit func(root map[string]any)) []byte {
+	t.Helper()
 	in, err := v.Example(example)
 	if err != nil {
 		t.Fatal(err)
@@ -29,24 +55,7 @@ func oversized(t *testing.T, v *engine.Variant, example string) []byte {
 		t.Fatal(err)
 	}
 	defer doc.Release()
-	grownLists := map[string]bool{}
-	for _, u := range v.Manifest().Budget {
-		if u.List == "" || grownLists[u.List] {
-			continue
-		}
-		grownLists[u.List] = true
-		l, ok := lookupList(doc.Root, u.List)
-		if !ok || len(l) == 0 {
-			continue
-		}
-		grown := append([]any{}, l...)
-		for copyN := 1; copyN < 5 && len(grown)+len(l) <= 1000; copyN++ {
-			for _, item := range l {
-				grown = append(grown, varied(item, copyN))
-			}
-		}
-		setList(doc.Root, u.List, grown)
-	}
+	edit(doc.Root)
 	return input.AppendJSON(nil, doc.Root, doc.Order(), false)
 }
 
@@ -178,17 +187,14 @@ func TestBudgetPrefixIsStable(t *testing.T) {
 	}
 	v, _ := lib.Variant("space")
 	in, _ := v.Example("crowded")
-	doc, err := input.Decode(in, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer doc.Release()
-	older := doc.Root["memories"].([]any)
-	for i := range 20 { // older than every memory of the example
-		older = append(older, map[string]any{"content": fmt.Sprintf("An old note %d.", i), "updatedAt": "2025-01-01T09:00:00Z"})
-	}
-	doc.Root["memories"] = older
-	more := engine.Input{Name: "more", Data: input.AppendJSON(nil, doc.Root, doc.Order(), false)}
+	var older []any
+	more := engine.Input{Name: "more", Data: editedExample(t, v, "crowded", func(root map[string]any) {
+		older = root["memories"].([]any)
+		for i := range 20 { // older than every memory of the example
+			older = append(older, map[string]any{"content": fmt.Sprintf("An old note %d.", i), "updatedAt": "2025-01-01T09:00:00Z"})
+		}
+		root["memories"] = older
+	})}
 	a, err := lib.Render(context.Background(), "space", in, engine.FitTokens(1000, tc))
 	if err != nil {
 		t.Fatal(err)
@@ -197,10 +203,7 @@ func TestBudgetPrefixIsStable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared := 0
-	for shared < len(a.Text) && shared < len(b.Text) && a.Text[shared] == b.Text[shared] {
-		shared++
-	}
+	shared := firstDifference(a.Text, b.Text)
 	// The extra memories are the oldest, cut first: both prompts show the
 	// same memories, and differ only after the last of them, where the
 	// memories block says how many it leaves out.

@@ -179,13 +179,3 @@ func TestWorkspaceMatchesSeed(t *testing.T) {
 		})
 	}
 }
-
-func firstDifference(a, b string) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}
