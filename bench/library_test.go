@@ -190,18 +190,27 @@ var parentSizes = []struct {
 	size int
 }{{"5KiB", 5 << 10}, {"256KiB", 256 << 10}, {"1MiB", 1 << 20}, {"4MiB", 4 << 20}}
 
+// delegationAt is the delegation input with a parent prompt of size bytes,
+// the pipeline's render of it, and the bare floor of the same templates
+// on it, which the test holds to that render.
+func delegationAt(tb testing.TB, lib *engine.Library, size int) (engine.Input, *engine.Result, *bare) {
+	tb.Helper()
+	in := engine.Input{Name: "bench.json", Data: delegationInput(tb, size)}
+	res, err := lib.Render(context.Background(), "delegation", in)
+	if err != nil {
+		tb.Fatalf("the delegation with a parent of %d bytes: %v", size, err)
+	}
+	return in, res, newBare(tb, lib, "delegation", in, res)
+}
+
 // TestDelegationBareIsThePrompt holds the delegation floor to the prompt
 // the pipeline writes, at every parent size the benchmark uses.
 func TestDelegationBareIsThePrompt(t *testing.T) {
 	lib := fixture.Library(t)
 	for _, ps := range parentSizes {
-		in := engine.Input{Name: "bench.json", Data: delegationInput(t, ps.size)}
-		res, err := lib.Render(context.Background(), "delegation", in)
-		if err != nil {
-			t.Fatalf("%s: %v", ps.name, err)
-		}
+		_, res, br := delegationAt(t, lib, ps.size)
 		var buf bytes.Buffer
-		if err := newBare(t, lib, "delegation", in, res).execute(&buf); err != nil {
+		if err := br.execute(&buf); err != nil {
 			t.Fatalf("%s: %v", ps.name, err)
 		}
 		if got := buf.String(); got != res.Text {
@@ -219,12 +228,7 @@ func TestDelegationBareIsThePrompt(t *testing.T) {
 func BenchmarkDelegation(b *testing.B) {
 	lib := fixture.Library(b)
 	for _, ps := range parentSizes {
-		in := engine.Input{Name: "bench.json", Data: delegationInput(b, ps.size)}
-		res, err := lib.Render(context.Background(), "delegation", in)
-		if err != nil {
-			b.Fatal(err)
-		}
-		br := newBare(b, lib, "delegation", in, res)
+		in, _, br := delegationAt(b, lib, ps.size)
 		floor := "delegation/" + ps.name + "/bare"
 		b.Run("parent="+ps.name+"/bare", func(b *testing.B) {
 			var buf bytes.Buffer
