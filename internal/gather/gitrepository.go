@@ -165,23 +165,11 @@ func objectsOutside(dir string, gitDirs ...string) error {
 // readAlternates reads an alternates file, a regular file only (a FIFO
 // could block), of at most maxAlternatesSize bytes.
 func readAlternates(file string) ([]byte, error) {
-	st, err := os.Stat(file)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", fileKind(st.Mode()))
-	}
-	f, err := os.OpenFile(file, os.O_RDONLY|openNonblocking, 0)
+	f, _, err := openRegular(hostFiles{}, file)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("not a regular file (%s)", fileKind(st.Mode()))
-	}
 	data, err := io.ReadAll(io.LimitReader(f, maxAlternatesSize+1))
 	if err == nil && len(data) > maxAlternatesSize {
 		err = fmt.Errorf("larger than %d bytes", maxAlternatesSize)
