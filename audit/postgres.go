@@ -60,7 +60,8 @@ func openPostgres(target string, conns int, timeout time.Duration) (*sql.DB, bac
 	// transaction (SET LOCAL), reads run in READ ONLY transactions, and
 	// statements are sent unnamed, never prepared once and reused on a
 	// later transaction, which in PgBouncer's transaction mode may run on
-	// another server connection. A URL's own default_query_exec_mode wins.
+	// another server connection. A URL's own default_query_exec_mode wins
+	// for reads; writes go as one pipeline of unnamed statements (write).
 	if _, ok := urlParam(target, "default_query_exec_mode"); !ok {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	}
