@@ -30,12 +30,10 @@ type versionInfo struct {
 }
 
 func (s *Server) variants(w http.ResponseWriter, r *http.Request) {
-	st, snap, err := s.stateFor(r)
-	if err != nil {
-		s.writeError(w, r, err)
+	st := s.stateForAnswer(w, r)
+	if st == nil {
 		return
 	}
-	labelHeaders(w, snap)
 	out := []variantInfo{}
 	for _, name := range st.lib.Names() {
 		src, err := st.source(name)
@@ -118,12 +116,10 @@ func exampleOp() openapi.Operation {
 }
 
 func (s *Server) version(w http.ResponseWriter, r *http.Request) {
-	st, snap, err := s.stateFor(r)
-	if err != nil {
-		s.writeError(w, r, err)
+	st := s.stateForAnswer(w, r)
+	if st == nil {
 		return
 	}
-	labelHeaders(w, snap)
 	p := st.lib.Provenance()
 	writeJSON(w, http.StatusOK, versionInfo{Build: engine.BuildInfo(), Library: p.Library, LibraryShort: p.Short})
 }
@@ -136,12 +132,10 @@ func versionOp() openapi.Operation {
 // openapi answers the OpenAPI document of the library served, built once
 // for each library (openapi.go, package openapi).
 func (s *Server) openapi(w http.ResponseWriter, r *http.Request) {
-	st, snap, err := s.stateFor(r)
-	if err != nil {
-		s.writeError(w, r, err)
+	st := s.stateForAnswer(w, r)
+	if st == nil {
 		return
 	}
-	labelHeaders(w, snap)
 	st.once.Do(func() { st.openapi, st.err = s.document(st.lib) })
 	if st.err != nil {
 		s.writeError(w, r, &engine.Error{Kind: engine.KindInternal, Reason: "cannot build the OpenAPI document: " + st.err.Error(), Err: st.err})

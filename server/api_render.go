@@ -206,12 +206,10 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	st, snap, err := s.stateFor(r)
-	if err != nil {
-		s.writeError(w, r, err)
+	st := s.stateForAnswer(w, r)
+	if st == nil {
 		return
 	}
-	labelHeaders(w, snap)
 	vb, err := st.lib.VerbatimRegion(r.URL.Query().Get("variant"), r.URL.Query().Get("region"))
 	if err != nil {
 		s.writeError(w, r, err)

@@ -51,12 +51,10 @@ func (c *lintCache) entry(variant string) *lintEntry {
 // golden files (without a working copy, the static checks alone). A
 // variant that does not load is its error, one finding per problem.
 func (s *Server) lint(w http.ResponseWriter, r *http.Request) {
-	st, snap, err := s.stateFor(r)
-	if err != nil {
-		s.writeError(w, r, err)
+	st := s.stateForAnswer(w, r)
+	if st == nil {
 		return
 	}
-	labelHeaders(w, snap)
 	name := r.PathValue("variant")
 	if _, err := st.lib.Variant(name); err != nil && errors.Is(err, engine.ErrUnknownVariant) {
 		s.writeError(w, r, err)

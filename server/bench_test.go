@@ -46,9 +46,7 @@ func BenchmarkRenderUnderLoad(b *testing.B) {
 			b.ResetTimer()
 			var wg sync.WaitGroup
 			for range clients {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+				wg.Go(func() {
 					for {
 						next.Lock()
 						i := n
@@ -70,7 +68,7 @@ func BenchmarkRenderUnderLoad(b *testing.B) {
 						}
 						latencies[i] = time.Since(start)
 					}
-				}()
+				})
 			}
 			wg.Wait()
 			b.StopTimer()

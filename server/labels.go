@@ -43,6 +43,19 @@ func (s *Server) stateFor(r *http.Request) (*state, labels.Snapshot, error) {
 	return s.labelState(snap), snap, nil
 }
 
+// stateForAnswer is stateFor for a handler that answers from the state:
+// it names the label and commit in the answer's headers, or writes the
+// error and gives nil.
+func (s *Server) stateForAnswer(w http.ResponseWriter, r *http.Request) *state {
+	st, snap, err := s.stateFor(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return nil
+	}
+	labelHeaders(w, snap)
+	return st
+}
+
 // labelState is the state of the library a label serves: one per label,
 // made anew when the label moves, so that what is built once for a
 // library (the OpenAPI document, lint's findings) is built once for each
