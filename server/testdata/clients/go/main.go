@@ -132,47 +132,43 @@ func allPassed(checks []CheckResult) bool {
 func renderTyped(ctx context.Context, c *ClientWithResponses, variant string, data []byte) (*Result, error) {
 	switch variant {
 	case "delegation":
-		return renderWith(data, func(in DelegationInput) (*Result, int, error) {
-			r, err := c.RenderDelegationWithResponse(ctx, nil, in)
-			if err != nil {
-				return nil, 0, err
-			}
-			return result(r.JSON200, r.StatusCode())
-		})
+		return renderWith(data, operation(ctx, c.RenderDelegationWithResponse))
 	case "space":
-		return renderWith(data, func(in SpaceInput) (*Result, int, error) {
-			r, err := c.RenderSpaceWithResponse(ctx, nil, in)
-			if err != nil {
-				return nil, 0, err
-			}
-			return result(r.JSON200, r.StatusCode())
-		})
+		return renderWith(data, operation(ctx, c.RenderSpaceWithResponse))
 	case "squad":
-		return renderWith(data, func(in SquadInput) (*Result, int, error) {
-			r, err := c.RenderSquadWithResponse(ctx, nil, in)
-			if err != nil {
-				return nil, 0, err
-			}
-			return result(r.JSON200, r.StatusCode())
-		})
+		return renderWith(data, operation(ctx, c.RenderSquadWithResponse))
 	case "swarm":
-		return renderWith(data, func(in SwarmInput) (*Result, int, error) {
-			r, err := c.RenderSwarmWithResponse(ctx, nil, in)
-			if err != nil {
-				return nil, 0, err
-			}
-			return result(r.JSON200, r.StatusCode())
-		})
+		return renderWith(data, operation(ctx, c.RenderSwarmWithResponse))
 	case "workspace":
-		return renderWith(data, func(in WorkspaceInput) (*Result, int, error) {
-			r, err := c.RenderWorkspaceWithResponse(ctx, nil, in)
-			if err != nil {
-				return nil, 0, err
-			}
-			return result(r.JSON200, r.StatusCode())
-		})
+		return renderWith(data, operation(ctx, c.RenderWorkspaceWithResponse))
 	}
 	return nil, fmt.Errorf("the generated client has no operation for variant %s: regenerate it", variant)
+}
+
+// answer is what a variant's render operation answers: its status, and
+// its body at 200 (nil for another status), which the generated response
+// types hold in a field of their own, the methods below give it.
+type answer[Body any] interface {
+	StatusCode() int
+	json200() *Body
+}
+
+func (r *RenderDelegationResponse) json200() *RenderDelegation200JSONResponseBody { return r.JSON200 }
+func (r *RenderSpaceResponse) json200() *RenderSpace200JSONResponseBody           { return r.JSON200 }
+func (r *RenderSquadResponse) json200() *RenderSquad200JSONResponseBody           { return r.JSON200 }
+func (r *RenderSwarmResponse) json200() *RenderSwarm200JSONResponseBody           { return r.JSON200 }
+func (r *RenderWorkspaceResponse) json200() *RenderWorkspace200JSONResponseBody   { return r.JSON200 }
+
+// operation is a variant's generated render operation as renderWith calls
+// it: with no parameters, answering the Result of a 200 and the status.
+func operation[Params, In any, Body interface{ AsResult() (Result, error) }, Answer answer[Body]](ctx context.Context, op func(context.Context, *Params, In, ...RequestEditorFn) (Answer, error)) func(In) (*Result, int, error) {
+	return func(in In) (*Result, int, error) {
+		r, err := op(ctx, nil, in)
+		if err != nil {
+			return nil, 0, err
+		}
+		return result(r.json200(), r.StatusCode())
+	}
 }
 
 // result is the Result of a render's 200 answer, whose body is one of
