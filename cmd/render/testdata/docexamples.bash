@@ -16,7 +16,15 @@
 docs_servers=()
 declare -A docs_ports=()
 trap 'for docs_pid in "${docs_servers[@]}"; do kill -9 "$docs_pid" 2>/dev/null || true; done' EXIT
-trap 'echo "docs: line $LINENO: exit status $?" >&2' ERR
+# A command that fails names its line of the example (of the outermost
+# call, when it fails in one of the functions below).
+set -E
+docs_failed() {
+  local status=$1 line=$2
+  [ ${#FUNCNAME[@]} -gt 1 ] && line=${BASH_LINENO[${#FUNCNAME[@]} - 1]}
+  echo "docs: line $line: exit status $status" >&2
+}
+trap 'docs_failed $? $LINENO' ERR
 
 # docs_path maps an argument naming /srv or /run/secrets (or --flag=that)
 # into HOME.
@@ -104,7 +112,7 @@ docs_serve() {
     break
   done
   if [ -z "$url" ]; then
-    echo "docs: render serve $* ended without serving" >&2
+    echo "docs: render $* ended without serving" >&2
     return 1
   fi
   cat <&"$fd" | sed 's/^/render serve: /' >&2 &
