@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/promptsmith/promptsmith"
-	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -17,15 +15,9 @@ import (
 // listed with its error and answers 500 naming it, while the others render.
 func TestBrokenVariant(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, promptsmith.FS()); err != nil {
-		t.Fatal(err)
-	}
+	dir := libraryCopy(t)
 	os.WriteFile(filepath.Join(dir, "templates", "squad", "task.md.tmpl"), []byte("{{ if .task }}unclosed\n"), 0o644)
-	lib, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := loadWorkingCopy(t, dir)
 	ts := httptest.NewServer(server.New(lib))
 	defer ts.Close()
 	code, list := doList(t, ts.URL+"/v1/variants")

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
@@ -98,15 +97,9 @@ func TestPreviewPage(t *testing.T) {
 func TestPreviewPageStale(t *testing.T) {
 	t.Parallel()
 	dir := workingCopy(t)
-	good, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := loadWorkingCopy(t, dir)
 	os.WriteFile(filepath.Join(dir, "templates", "delegation", "overview.md.tmpl"), []byte("{{ if .parent }}\n"), 0o644)
-	broken, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	broken := loadWorkingCopy(t, dir)
 	srv := server.New(good)
 	srv.Swap(broken.Fallback(good))
 	ts := httptest.NewServer(srv)
