@@ -7,7 +7,6 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
-	"github.com/promptsmith/promptsmith/tokens"
 )
 
 // BenchmarkBudget fits the space prompt with 1,000 memories to 2,000 o200k
@@ -16,10 +15,7 @@ import (
 // (paired). renders is how many times the fit ran the templates.
 func BenchmarkBudget(b *testing.B) {
 	lib := fixture.Library(b)
-	tc, err := tokens.New("o200k_base")
-	if err != nil {
-		b.Fatal(err)
-	}
+	tc := o200k(b)
 	in := fixture.SpaceWithManyMemories("budget")
 	plain := func() error {
 		res, err := lib.Render(context.Background(), "space", in, engine.CountTokens(tc))

@@ -49,6 +49,17 @@ func tokenCorpus(tb testing.TB) string {
 	return s
 }
 
+// o200k is the counter of o200k_base, the encoding the benchmarks count
+// tokens in.
+func o200k(tb testing.TB) *tokens.Counter {
+	tb.Helper()
+	tc, err := tokens.New("o200k_base")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tc
+}
+
 // tiktokenPeer is tiktoken's core compiled to WebAssembly (npm tiktoken),
 // run by node (testdata/tiktoken-peer.cjs) on one text: each count is one
 // line to it and one back, a round trip of some microseconds next to the
@@ -155,10 +166,7 @@ func TestTokensMatchTiktoken(t *testing.T) {
 // MB/s is a linear cost.
 func BenchmarkTokens(b *testing.B) {
 	text := tokenCorpus(b)
-	tc, err := tokens.New("o200k_base")
-	if err != nil {
-		b.Fatal(err)
-	}
+	tc := o200k(b)
 	promptsmith := func() error { tc.CountTokens(text); return nil }
 	b.Run("promptsmith", func(b *testing.B) {
 		b.SetBytes(int64(len(text)))
@@ -173,11 +181,7 @@ func BenchmarkTokens(b *testing.B) {
 		peer := newTiktokenPeer(b, "o200k_base", text)
 		b.SetBytes(int64(len(text)))
 		n := 0
-		for b.Loop() {
-			if n, err = peer.count(); err != nil {
-				b.Fatal(err)
-			}
-		}
+		runOps(b, func() (err error) { n, err = peer.count(); return err })
 		b.ReportMetric(float64(n), "tokens")
 	})
 	b.Run("paired", func(b *testing.B) {
@@ -211,11 +215,7 @@ func BenchmarkTokens(b *testing.B) {
 		b.Run("worst/"+w.name+"/tiktoken-wasm", func(b *testing.B) {
 			peer := newTiktokenPeer(b, "o200k_base", w.text)
 			b.SetBytes(int64(len(w.text)))
-			for b.Loop() {
-				if _, err := peer.count(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			runOps(b, func() error { _, err := peer.count(); return err })
 		})
 	}
 }
