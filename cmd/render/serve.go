@@ -44,12 +44,10 @@ func defaultServeOptions() serveOptions {
 		http: server.DefaultHTTPConfig()}
 }
 
-func (a *app) serveCommand() *cobra.Command {
-	o := defaultServeOptions()
-	cmd := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT] [--templates DIR [--watch] | --repo PATH --label NAME=REF...] [--token-file FILE] [--cors-origin ORIGIN]... [--allow-host NAME]...",
-		Short: "Serve the HTTP API: render, check, extract, variants and schemas as JSON",
-		Long: `serve answers the same requests as the CLI over HTTP, for runtimes in any language:
+// serveLong is render serve's help: the routes, and how the server
+// bounds its work, guards who may call it, drains, records and follows a
+// library as it changes.
+const serveLong = `serve answers the same requests as the CLI over HTTP, for runtimes in any language:
 
   GET  /v1/variants                    variants, descriptions, examples
   GET  /v1/variants/{variant}/schema   the JSON Schema of a variant's input
@@ -108,26 +106,18 @@ tag promotes without a restart. A commit whose library does not load leaves
 its label on its last good version, and says so in GET /v1/libraries, the log
 and promptsmith_label_failing; a label that cannot be served at start is
 served as failing (its requests answer 503 naming the commit and the error)
-while the others serve, and /readyz is ready while the default label serves.`,
-		Args: cobra.NoArgs,
-		// The variables first, then the root's checks, whose one note
-		// (the working copy in use) is a record of the server's log.
-		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			if err := applyServeEnv(cmd); err != nil {
-				return err
-			}
-			logger, err := serveLogger(a.stderr, o.logFormat)
-			if err != nil {
-				return err
-			}
-			if err := checkServeEnv(cmd, o.strictEnv, logger.Warn); err != nil {
-				return err
-			}
-			stderr := a.stderr
-			a.stderr = logLines{logger}
-			defer func() { a.stderr = stderr }()
-			return cmd.Root().PersistentPreRunE(cmd, args)
-		},
+while the others serve, and /readyz is ready while the default label serves.`
+
+// serveCommand is render serve: its flags (serveOptions.register), the
+// PROMPTSMITH_ variables that stand for them, and the server it runs.
+func (a *app) serveCommand() *cobra.Command {
+	o := defaultServeOptions()
+	cmd := &cobra.Command{
+		Use:               "serve [--addr HOST:PORT] [--templates DIR [--watch] | --repo PATH --label NAME=REF...] [--token-file FILE] [--cors-origin ORIGIN]... [--allow-host NAME]...",
+		Short:             "Serve the HTTP API: render, check, extract, variants and schemas as JSON",
+		Long:              serveLong,
+		Args:              cobra.NoArgs,
+		PersistentPreRunE: a.servePreRun(&o),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.checkRepo(o, func(name string) bool { return cmd.Flags().Changed(name) }); err != nil {
 				return err
@@ -143,6 +133,30 @@ while the others serve, and /readyz is ready while the default label serves.`,
 	return cmd
 }
 
+// servePreRun reads the PROMPTSMITH_ variables into o's flags first,
+// then runs the root's checks, whose one note (the working copy in use)
+// is a record of the server's log.
+func (a *app) servePreRun(o *serveOptions) func(cmd *cobra.Command, args []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := applyServeEnv(cmd); err != nil {
+			return err
+		}
+		logger, err := serveLogger(a.stderr, o.logFormat)
+		if err != nil {
+			return err
+		}
+		if err := checkServeEnv(cmd, o.strictEnv, logger.Warn); err != nil {
+			return err
+		}
+		stderr := a.stderr
+		a.stderr = logLines{logger}
+		defer func() { a.stderr = stderr }()
+		return cmd.Root().PersistentPreRunE(cmd, args)
+	}
+}
+
+// register defines the flags of render serve on f, with o's values as
+// their defaults.
 func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.addr, "addr", o.addr, "address to listen on (loopback by default)")
 	f.StringVar(&o.logFormat, "log-format", o.logFormat, "the format of every log line the server writes to stderr: text (logfmt) or json; each request is one line naming its request id")
@@ -189,36 +203,16 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 	if err != nil {
 		return err
 	}
-	tracer, stopTracing, err := server.TracingFromEnv(ctx)
+	stopTracing, err := startTracing(ctx, srv, logger)
 	if err != nil {
 		return err
 	}
-	srv.Tracer = tracer
-	defer func() { // after the requests in flight: their spans are sent
-		stop, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := stopTracing(stop); err != nil {
-			logger.Warn("could not send the last spans", "error", err.Error())
-		}
-	}()
-	if a.audit != "" {
-		store, err := a.openAudit(ctx, false)
-		switch {
-		case err == nil:
-			defer store.Close()
-			srv.Audit = store
-		case unreachable(err):
-			// The database does not answer yet: serve unready and open the
-			// store once it does (auditpending.go).
-			logger.Warn("the audit store does not answer: not ready until it does", "error", engine.AsError(err).Bounded().Error())
-			pending := &pendingAudit{open: func() (*audit.Store, error) { return a.openAudit(ctx, false) }, retry: time.Second,
-				opened: func() { logger.Info("the audit store answers: ready") }}
-			defer pending.Close()
-			srv.Audit = pending
-		default:
-			return err
-		}
+	defer stopTracing() // after the requests in flight: their spans are sent
+	closeAudit, err := a.serveAudit(ctx, srv, logger)
+	if err != nil {
+		return err
 	}
+	defer closeAudit()
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if a.auditInputs && srv.Audit == nil {
@@ -243,7 +237,7 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 			Hints: []string{"choose another --addr, e.g. 127.0.0.1:0 for any free port"}}
 	}
 	logger.Info("serving", "url", "http://"+ln.Addr().String(), "version", engine.Version(), "library", srv.Library().Provenance().Short,
-		"tracing", tracer != nil)
+		"tracing", srv.Tracer != nil)
 	go func() {
 		<-ctx.Done()
 		logger.Info("shutting down", "drain_delay", o.http.DrainDelay.String(), "shutdown_timeout", o.http.ShutdownTimeout.String())
@@ -255,6 +249,48 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// startTracing gives srv the tracer the OTEL_ variables ask for, if any;
+// stop sends the spans still held, waiting at most 5 s, and logs what it
+// could not send.
+func startTracing(ctx context.Context, srv *server.Server, logger *slog.Logger) (stop func(), err error) {
+	tracer, stopTracing, err := server.TracingFromEnv(ctx)
+	if err != nil {
+		return nil, err
+	}
+	srv.Tracer = tracer
+	return func() {
+		stop, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(stop); err != nil {
+			logger.Warn("could not send the last spans", "error", err.Error())
+		}
+	}, nil
+}
+
+// serveAudit gives srv the audit store of --audit, if any. A database
+// that does not answer yet is not an error: the server serves unready
+// and opens the store once it does (auditpending.go). close closes the
+// store, once the requests in flight are answered.
+func (a *app) serveAudit(ctx context.Context, srv *server.Server, logger *slog.Logger) (close func(), err error) {
+	if a.audit == "" {
+		return func() {}, nil
+	}
+	store, err := a.openAudit(ctx, false)
+	switch {
+	case err == nil:
+		srv.Audit = store
+		return func() { store.Close() }, nil
+	case unreachable(err):
+		logger.Warn("the audit store does not answer: not ready until it does", "error", engine.AsError(err).Bounded().Error())
+		pending := &pendingAudit{open: func() (*audit.Store, error) { return a.openAudit(ctx, false) }, retry: time.Second,
+			opened: func() { logger.Info("the audit store answers: ready") }}
+		srv.Audit = pending
+		return func() { pending.Close() }, nil
+	default:
+		return nil, err
+	}
 }
 
 // newServer is the server the options describe, on the library the
