@@ -15,6 +15,8 @@ import (
 // breaks them.
 
 const (
+	shopMain     = "templates/shop/main.md.tmpl"
+	shopItem     = "templates/shop/_item.tmpl"
 	shopManifest = "templates/shop/prompt.yaml"
 	shopExample  = "templates/shop/examples/small.yaml"
 	shopSchema   = "schemas/shop.schema.json"

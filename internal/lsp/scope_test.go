@@ -16,11 +16,7 @@ import (
 // tags (each a label) and a maker (a person: name, email); the input has
 // title, owner, items, aisles (heading, items) and stock (a map of counts).
 
-const (
-	shopMain = "templates/shop/main.md.tmpl"
-	shopItem = "templates/shop/_item.tmpl"
-	cursor   = "‸"
-)
+const cursor = "‸"
 
 var (
 	itemFields   = []string{"sku", "name", "price", "kind", "tags", "maker"}
