@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"go.lsp.dev/protocol"
 )
@@ -14,21 +15,15 @@ import (
 // example.
 func hostileLibrary(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
-		"schemas/hostile.schema.json":          `{"type": "object"}`,
-		"templates/hostile/prompt.yaml":        "schema: hostile\nsections: [body]\n",
-		"templates/hostile/body.md.tmpl":       `{{ define "a" }}{{ if lt . 90000 }}{{ template "a" (add . 1) }}{{ else }}{{ include "a" 0 }}{{ end }}{{ end }}{{ template "a" 0 }}`,
-		"templates/hostile/examples/some.json": `{}`,
+	files := fstest.MapFS{
+		"schemas/hostile.schema.json":          {Data: []byte(`{"type": "object"}`)},
+		"templates/hostile/prompt.yaml":        {Data: []byte("schema: hostile\nsections: [body]\n")},
+		"templates/hostile/body.md.tmpl":       {Data: []byte(`{{ define "a" }}{{ if lt . 90000 }}{{ template "a" (add . 1) }}{{ else }}{{ include "a" 0 }}{{ end }}{{ end }}{{ template "a" 0 }}`)},
+		"templates/hostile/examples/some.json": {Data: []byte(`{}`)},
 	}
-	for p, text := range files {
-		p = filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, files); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }
