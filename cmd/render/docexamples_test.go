@@ -105,6 +105,9 @@ func TestShellExamplesInTheDocs(t *testing.T) {
 			name := docName(b)
 			if b.reason != "" {
 				t.Logf("%s: not run: %s", name, b.reason)
+				if err := ranByCI(b); err != nil {
+					t.Errorf("%s is not run here (%s), and %v", name, b.reason, err)
+				}
 				continue
 			}
 			ran++
@@ -248,6 +251,40 @@ func ciRuns(command string) error {
 		}
 	}
 	return fmt.Errorf(".ci/run does not run %s", command)
+}
+
+// ciScript is the script of CI that an example not run here names, in
+// its note: "CI runs them (`.ci/clients`)".
+var ciScript = regexp.MustCompile("`(\\.ci/[a-z-]+)`")
+
+// ranByCI checks that the script of CI that block b's note names runs
+// every command of the block: each is part of a line of the script, with
+// the script's variables of one word (name=value) put in.
+func ranByCI(b shellBlock) error {
+	m := ciScript.FindStringSubmatch(b.reason)
+	if m == nil {
+		return errors.New("its note names no script of CI (`.ci/...`) that runs it")
+	}
+	src, err := os.ReadFile(filepath.Join("../..", m[1]))
+	if err != nil {
+		return err
+	}
+	script := string(src)
+	for _, m := range regexp.MustCompile(`(?m)^(\w+)=(\S+)$`).FindAllStringSubmatch(script, -1) {
+		script = strings.ReplaceAll(script, `"$`+m[1]+`"`, m[2])
+	}
+	for i, line := range strings.Split(b.text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		for _, command := range strings.Split(line, " && ") {
+			if !strings.Contains(script, command) {
+				return fmt.Errorf("%s does not run %s (%s:%d)", m[1], command, strings.TrimPrefix(b.doc, "../../"), b.line+i+1)
+			}
+		}
+	}
+	return nil
 }
 
 // firstExample names the first example of a variant of the library.
