@@ -33,8 +33,9 @@ import (
 // replaced by guarded ones of the same meaning.
 func (env *Env) guard(f template.FuncMap) {
 	builtins(f)
+	guards := prechecks()
 	for name, fn := range f {
-		if pre, ok := env.precheck(name, fn); ok {
+		if pre, ok := env.precheck(guards[name], name, fn); ok {
 			f[name] = pre
 			continue
 		}
@@ -52,11 +53,10 @@ func builtins(f template.FuncMap) {
 // precheck wraps the functions whose result can be out of all proportion
 // to their arguments: each works out what it would build and refuses it
 // over the limits before building it. The guard of each is in prechecks,
-// by name; a function whose type is not the one its guard expects is
-// left to postcheck.
-func (env *Env) precheck(name string, fn any) (any, bool) {
-	g, ok := prechecks()[name]
-	if !ok {
+// by name (g, nil for a function that has none); a function whose type is
+// not the one its guard expects is left to postcheck.
+func (env *Env) precheck(g guardFn, name string, fn any) (any, bool) {
+	if g == nil {
 		return nil, false
 	}
 	return g(env, name, fn)
