@@ -178,7 +178,7 @@ func (v *Variant) cacheFindings(rep CacheReport) []lint.Finding {
 	}
 	var out []lint.Finding
 	for i, u := range v.manifest.Budget {
-		if slices.Contains(v.pinned, u.Name) {
+		if slices.Contains(v.pinnedUnits(), u.Name) {
 			pos := v.dir + "/prompt.yaml"
 			if line := manifestLine(v.raw, "budget", i); line > 0 {
 				pos = fmt.Sprintf("%s:%d", pos, line)
@@ -282,12 +282,12 @@ func (v *Variant) unitsInPrefix() []string {
 
 // cuttable are the budget units a fit may cut: all but the pinned.
 func (v *Variant) cuttable() []manifest.Unit {
-	if len(v.pinned) == 0 {
+	if len(v.pinnedUnits()) == 0 {
 		return v.manifest.Budget
 	}
 	var out []manifest.Unit
 	for _, u := range v.manifest.Budget {
-		if !slices.Contains(v.pinned, u.Name) {
+		if !slices.Contains(v.pinnedUnits(), u.Name) {
 			out = append(out, u)
 		}
 	}

@@ -216,9 +216,9 @@ func (v *Variant) tooSmallHint(e *Error, total, fullTokens, leastTokens int) *Er
 	switch {
 	case total > 0:
 		e.Hint("that is with every cut the budget of %s allows made (%d tokens before any); raise the limit to at least %d, or send a smaller input", v.name, fullTokens, leastTokens)
-	case len(v.pinned) > 0:
+	case len(v.pinnedUnits()) > 0:
 		e.Hint("variant %s has nothing to cut for this input: its budget units %s cut before its last cache breakpoint, which a fit never does (render lint warns of them); raise the limit, send a smaller input, or move the breakpoint before what the budget cuts",
-			v.name, strings.Join(v.pinned, ", "))
+			v.name, strings.Join(v.pinnedUnits(), ", "))
 	default:
 		e.Hint("variant %s has nothing to cut for this input (its manifest's budget:); raise the limit, or send a smaller input", v.name)
 	}

@@ -60,7 +60,10 @@ type variantFiles struct {
 	choiceFiles []string
 	// pinned are the budget units whose cut would change the prompt
 	// before its last cache breakpoint: a fit never cuts them.
-	pinned []string
+	// They are worked out when a fit or a cache report first asks, not
+	// at load: a render that fits nothing never reads its templates for them.
+	pinnedOnce sync.Once
+	pinned     []string
 	// key is the content key it is shared under (see VariantShare), "" when
 	// its library shares nothing.
 	key string
@@ -175,4 +178,10 @@ func (lib *Library) VerbatimRegion(variant, region string) (manifest.Verbatim, e
 		return manifest.Verbatim{}, problem.Usage("variant %s declares no verbatim region", v.name)
 	}
 	return manifest.Verbatim{}, problem.Usage("variant %s has no verbatim region %q", v.name, region)
+}
+
+// pinnedUnits are the variant's pinned budget units (see unitsInPrefix).
+func (v *Variant) pinnedUnits() []string {
+	v.pinnedOnce.Do(func() { v.pinned = v.unitsInPrefix() })
+	return v.pinned
 }

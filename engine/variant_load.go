@@ -64,7 +64,6 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*v
 	if f.choices, err = f.validateManifest(files, sources); err != nil {
 		return nil, err
 	}
-	f.pinned = v.unitsInPrefix()
 	return f, nil
 }
 
