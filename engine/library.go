@@ -25,7 +25,15 @@ import (
 type Library struct {
 	fsys    fs.FS
 	schemas *schema.Set
-	files   []string // the files that make prompts, for the variants' hashes
+	// whole is what is known of the whole library once it was read: the
+	// files that make prompts, their hash (in provenance) and the error
+	// that keeps it from being read (its sizes, a file that cannot be
+	// read). A library loaded from a folder reads it only when asked
+	// (Provenance, Err); one loaded from an fs.FS, at Load.
+	wholeMu   sync.Mutex
+	wholeDone bool
+	wholeErr  error
+	files     []string
 	// mu guards loading: a variant is loaded on first use, so a command that
 	// renders one variant reads and compiles that one.
 	mu         sync.Mutex
@@ -48,6 +56,7 @@ type options struct {
 	limits Limits
 	strict bool
 	share  *VariantShare
+	lazy   bool // OnDemand
 }
 
 // Option configures Load.
@@ -61,6 +70,15 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l 
 // for their renders (and Err) to report: for a service that must not
 // start on a library it cannot serve whole.
 func Strict() Option { return func(o *options) { o.strict = true } }
+
+// OnDemand makes Load (and LoadDir) read what a render needs when it
+// needs it: the variant it renders (its sizes checked first), and the
+// whole library only when asked for its hash (Provenance) or for every
+// variant (Err, LoadStrict). It is for a command that renders a variant
+// and exits: a render in a working copy reads the variant, not the
+// library. A library that lives on (a server, an editor) must not use it:
+// it would read, later, files edited after it was loaded.
+func OnDemand() Option { return func(o *options) { o.lazy = true } }
 
 // WithOrigin names where the files came from, so that error positions read as
 // paths the author can open (a directory for a working copy).
@@ -76,7 +94,13 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 		lib.opts.logger = slog.New(slog.DiscardHandler)
 	}
 	lib.opts.limits = lib.opts.limits.withDefaults()
-	if err := lib.checkSizes(fsys); err != nil {
+	lib.provenance = Provenance{Version: Version()}
+	if lib.opts.lazy {
+		// Only what every variant needs: the schemas, read whole below.
+		if err := lib.checkSizes(fsys, "schemas"); err != nil {
+			return nil, err
+		}
+	} else if err := lib.whole(); err != nil {
 		return nil, err
 	}
 	schemas, err := schema.Load(fsys, lib.opts.origin)
@@ -84,16 +108,6 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 		return nil, err
 	}
 	lib.schemas = schemas
-	files, err := libraryFiles(fsys)
-	if err != nil {
-		return nil, problem.Template(lib.label("templates"), "cannot list the library: %v", err)
-	}
-	hash, err := hashFiles(fsys, files)
-	if err != nil {
-		return nil, problem.Template(lib.label("templates"), "cannot read the library: %v", err)
-	}
-	lib.provenance = Provenance{Library: hash, Short: hash[:12], Version: Version()}
-	lib.files = files
 	if lib.opts.share != nil {
 		lib.schemaKey = schemaKey(fsys)
 	}
@@ -114,6 +128,36 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 	return lib, nil
 }
 
+// whole reads the whole library once: its sizes, its files and their
+// hash. Its error is the library's: a file over the limits, or one that
+// cannot be read.
+func (lib *Library) whole() error {
+	lib.wholeMu.Lock()
+	defer lib.wholeMu.Unlock()
+	if !lib.wholeDone {
+		lib.wholeDone = true
+		lib.wholeErr = lib.readWhole()
+	}
+	return lib.wholeErr
+}
+
+func (lib *Library) readWhole() error {
+	if err := lib.checkSizes(lib.fsys, "templates", "schemas"); err != nil {
+		return err
+	}
+	files, err := libraryFiles(lib.fsys)
+	if err != nil {
+		return problem.Template(lib.label("templates"), "cannot list the library: %v", err)
+	}
+	hash, err := hashFiles(lib.fsys, files)
+	if err != nil {
+		return problem.Template(lib.label("templates"), "cannot read the library: %v", err)
+	}
+	lib.files = files
+	lib.provenance.Library, lib.provenance.Short = hash, hash[:12]
+	return nil
+}
+
 // load loads the named variant if it is not yet. One broken variant does
 // not break the others: it is kept with its error, which rendering it,
 // Err and LoadStrict report.
@@ -124,6 +168,12 @@ func (lib *Library) load(name string) {
 		return
 	}
 	lib.loaded[name] = true
+	if lib.opts.lazy { // the whole library's sizes were not checked: the variant's are, before it is read
+		if err := lib.checkSizes(lib.fsys, "templates/"+name); err != nil {
+			lib.broken[name] = err
+			return
+		}
+	}
 	f, err := lib.filesOf("templates/" + name)
 	if err != nil {
 		lib.broken[name] = err
@@ -140,10 +190,14 @@ func (lib *Library) readVariant(dir string) (*variantFiles, error) {
 		return nil, err
 	}
 	own := []string{"schemas/" + f.manifest.Schema + ".schema.json"}
-	for _, file := range lib.files {
-		if strings.HasPrefix(file, dir+"/") {
-			own = append(own, file)
+	err = fs.WalkDir(lib.fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && libraryFile(p) {
+			own = append(own, p)
 		}
+		return err
+	})
+	if err != nil {
+		return nil, problem.Template(f.dir, "cannot list the variant: %v", err)
 	}
 	if f.hash, err = hashFiles(lib.fsys, own); err != nil {
 		return nil, problem.Template(f.dir, "cannot read the variant: %v", err)
@@ -173,6 +227,9 @@ func (lib *Library) lookup(name string) (*Variant, error) {
 // Err reports the variants that do not load: nil when all do, else the
 // first one's error, with the others in its Also.
 func (lib *Library) Err() error {
+	if err := lib.whole(); err != nil {
+		return err
+	}
 	lib.loadAll()
 	lib.mu.Lock()
 	defer lib.mu.Unlock()
@@ -227,12 +284,25 @@ func Root(dir string) (string, error) {
 // template linked to a secret) is refused like a missing file, and the
 // variant holding it does not load, instead of the library serving what it
 // points at. Links inside the folder work. The folder is read once, into
-// memory; each variant is parsed and compiled when first used, from those
-// bytes.
+// memory, and each variant parsed and compiled when first used, from those
+// bytes; with OnDemand, a file is read when first needed.
 func LoadDir(dir string, opts ...Option) (*Library, error) {
 	root, err := Root(dir)
 	if err != nil {
 		return nil, err
+	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	opts = append([]Option{WithOrigin(root)}, opts...)
+	if o.lazy {
+		f, err := openFolder(root, o.limits.withDefaults().FileBytes)
+		if err != nil {
+			return nil, (&Error{Kind: KindUsage, Position: dir, Reason: "cannot open the library folder: " + err.Error(), Err: err}).
+				Hint("point --templates at the folder that holds templates/ and schemas/")
+		}
+		return Load(f, opts...)
 	}
 	r, err := os.OpenRoot(root)
 	if err != nil {
@@ -245,7 +315,7 @@ func LoadDir(dir string, opts ...Option) (*Library, error) {
 		return nil, (&Error{Kind: KindUsage, Position: dir, Reason: "cannot read the library folder: " + err.Error(), Err: err}).
 			Hint("point --templates at the folder that holds templates/ and schemas/")
 	}
-	return Load(snap, append([]Option{WithOrigin(root)}, opts...)...)
+	return Load(snap, opts...)
 }
 
 func (lib *Library) label(p string) string {
@@ -281,7 +351,7 @@ func (lib *Library) Fallback(prev *Library) *Library {
 	}
 	prev.loadAll()
 	out := &Library{fsys: lib.fsys, schemas: lib.schemas, files: lib.files, names: lib.names,
-		opts: lib.opts, provenance: lib.provenance, schemaKey: lib.schemaKey,
+		opts: lib.opts, provenance: lib.provenance, schemaKey: lib.schemaKey, wholeDone: true, wholeErr: lib.wholeErr,
 		loaded: maps.Clone(lib.loaded), variants: maps.Clone(lib.variants), broken: maps.Clone(lib.broken),
 		stale: map[string]bool{}}
 	for name := range out.broken {

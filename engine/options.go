@@ -17,6 +17,7 @@ type renderOptions struct {
 	count     TokenCounter // what CountTokens counts with
 	cover     *Coverage    // where Cover records the branches taken
 	stages    StageHook    // told of each stage (WithStages)
+	noHash    bool         // WithoutLibraryHash
 }
 
 func renderOptionsOf(opts []RenderOption) renderOptions {
@@ -34,6 +35,14 @@ func renderOptionsOf(opts []RenderOption) renderOptions {
 // how many tokens its minimum needs.
 func FitTokens(max int, tc TokenCounter) RenderOption {
 	return func(o *renderOptions) { o.maxTokens, o.counter = max, tc }
+}
+
+// WithoutLibraryHash leaves the Library and Short of the Result's
+// Provenance empty, for a caller that shows only the prompt: the library's
+// hash is taken over all its files, which a library loaded from a folder
+// (LoadDir) otherwise reads for a render of one variant.
+func WithoutLibraryHash() RenderOption {
+	return func(o *renderOptions) { o.noHash = true }
 }
 
 // CountTokens fills in the Tokens of the Result and of each of its

@@ -98,8 +98,15 @@ func libraryFiles(fsys fs.FS) ([]string, error) {
 	return files, nil
 }
 
-// Provenance is the library's identity, without a variant's share.
-func (lib *Library) Provenance() Provenance { return lib.provenance }
+// Provenance is the library's identity, without a variant's share. A
+// library loaded from a folder (LoadDir) reads the whole folder for it,
+// once; Library and Short are empty when it cannot (Err says why).
+func (lib *Library) Provenance() Provenance {
+	if lib.whole() != nil {
+		return Provenance{Version: lib.provenance.Version}
+	}
+	return lib.provenance
+}
 
 // Hash is the hex SHA-256 of the variant's own files.
 func (v *Variant) Hash() string { return v.hash }

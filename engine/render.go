@@ -154,7 +154,13 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	}
 	set.marks.keep(res) // of a fit's renders, only the one it returns counts
 	res.IDs = ids
-	res.Provenance = v.lib.provenance
+	res.Provenance = Provenance{Version: v.lib.provenance.Version}
+	if !ro.noHash {
+		if err := v.lib.whole(); err != nil {
+			return nil, err
+		}
+		res.Provenance = v.lib.provenance
+	}
 	res.Provenance.Variant = v.hash
 	res.Breakpoints = v.breakpoints(res)
 	if tc := ro.count; tc != nil {

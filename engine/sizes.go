@@ -36,11 +36,11 @@ const maxLibraryFiles = 20000
 // one with a file that is not a regular file once links are followed (a
 // device or a named pipe, which reading would never end): before any is
 // read, since parsing costs many times a file's size.
-func (lib *Library) checkSizes(fsys fs.FS) error {
+func (lib *Library) checkSizes(fsys fs.FS, roots ...string) error {
 	l := lib.opts.limits
 	var total int64
 	files := 0
-	for _, root := range []string{"templates", "schemas"} {
+	for _, root := range roots {
 		if _, err := fs.Stat(fsys, root); err != nil {
 			continue // a library without schemas fails later, naming what is missing
 		}

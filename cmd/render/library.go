@@ -24,6 +24,9 @@ func (a *app) library() (*engine.Library, error) {
 	if a.ref != "" {
 		return a.libraryAt(a.ref, opts)
 	}
+	if a.onDemand {
+		opts = append(opts, engine.OnDemand())
+	}
 	if a.templates != "" {
 		return engine.LoadDir(a.templates, opts...)
 	}

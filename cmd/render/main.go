@@ -100,6 +100,9 @@ type app struct {
 	// workingCopyFound: templates is the working copy the current
 	// directory is in, not a folder --templates named.
 	workingCopyFound bool
+	// onDemand loads the library with engine.OnDemand: a command that
+	// renders one variant and exits reads that variant alone.
+	onDemand bool
 	// searchWorkingCopy: with no --templates, look for the working copy
 	// the current directory is in (useWorkingCopy). The package's tests
 	// run in cmd/render, a folder of this repository, and leave it off

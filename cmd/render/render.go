@@ -33,6 +33,7 @@ func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
 	if err := a.checkAuditInputs(); err != nil {
 		return err
 	}
+	a.onDemand = true
 	v, err := a.variant(variant)
 	if err != nil {
 		return err
@@ -44,6 +45,11 @@ func (a *app) render(variant string, o renderOptions, checkOnly bool) error {
 	opts, err := a.tokenOptions()
 	if err != nil {
 		return err
+	}
+	if a.format != "json" && a.audit == "" {
+		// Nothing shown or kept names the library: a render in a working
+		// copy reads its variant, not every file for the library's hash.
+		opts = append(opts, engine.WithoutLibraryHash())
 	}
 	res, err := v.Render(a.ctx, in, opts...)
 	if res == nil {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // runSearching is runCLI as from the current directory, which render
@@ -146,6 +148,29 @@ func TestFindWorkingCopy(t *testing.T) {
 		}
 		if !ok || got != filepath.Join(dir, want) {
 			t.Errorf("from %s: %q %t, want %s", from, got, ok, want)
+		}
+	}
+}
+
+// TestRenderReadsOneVariant: a render in a working copy reads the variant
+// it renders, so another variant's file over the size limit does not stop
+// it; what names the library (--format json, whose result carries the
+// library's hash) reads it all, and says which file is over, as lint does.
+func TestRenderReadsOneVariant(t *testing.T) {
+	t.Parallel()
+	dir := fixture.SmallCopy(t)
+	big := filepath.Join(dir, "templates", "note", "big.md.tmpl")
+	if err := os.WriteFile(big, []byte(strings.Repeat("x", 2<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, "", "memo", "--example", "basic", "--templates", dir)
+	if r.code != 0 || r.stdout == "" {
+		t.Fatalf("render memo beside a note over the limit: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, args := range [][]string{{"memo", "--example", "basic", "--format", "json"}, {"note", "--example", "basic"}, {"lint"}} {
+		r := runCLI(t, "", append(args, "--templates", dir)...)
+		if r.code == 0 || !strings.Contains(r.stderr+r.stdout, "big.md.tmpl") {
+			t.Errorf("render %v: exit %d, want the file over the limit named\n%s%s", args, r.code, r.stdout, r.stderr)
 		}
 	}
 }

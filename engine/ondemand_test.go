@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A library loaded on demand reads the variant it renders and its schema:
+// another variant's files stay unread, even one over the size limit, until
+// the library's hash or every variant is asked for, which then reports it
+// as LoadDir does at once.
+func TestOnDemandReadsTheVariantItRenders(t *testing.T) {
+	t.Parallel()
+	dir := smallCopy(t)
+	big := filepath.Join(dir, "templates", "note", "big.md.tmpl")
+	if err := os.WriteFile(big, []byte(strings.Repeat("x", 2<<20)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadDir(dir); err == nil || !strings.Contains(err.Error(), "big.md.tmpl") {
+		t.Fatalf("LoadDir = %v, want the file over the limit named", err)
+	}
+
+	lib, err := LoadDir(dir, OnDemand())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := lib.Variant("memo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := v.Example("basic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := v.Render(context.Background(), in, WithoutLibraryHash())
+	if err != nil {
+		t.Fatalf("rendering memo beside a broken note: %v", err)
+	}
+	if res.Provenance.Library != "" || res.Provenance.Variant == "" || res.Provenance.Version == "" {
+		t.Errorf("provenance without the library's hash = %+v", res.Provenance)
+	}
+	for name := range lib.fsys.(*folder).read {
+		if !strings.HasPrefix(name, "templates/memo/") && !strings.HasPrefix(name, "schemas/") {
+			t.Errorf("rendering memo read %s", name)
+		}
+	}
+
+	if _, err := v.Render(context.Background(), in); err == nil || !strings.Contains(err.Error(), "big.md.tmpl") {
+		t.Errorf("a render that gives the library's hash = %v, want the file over the limit named", err)
+	}
+	if _, err := lib.Variant("note"); err == nil || !strings.Contains(err.Error(), "big.md.tmpl") {
+		t.Errorf("Variant(note) = %v, want the file over the limit named", err)
+	}
+	if err := lib.Err(); err == nil || !strings.Contains(err.Error(), "big.md.tmpl") {
+		t.Errorf("Err = %v, want the file over the limit named", err)
+	}
+	if p := lib.Provenance(); p.Library != "" {
+		t.Errorf("the hash of a library that cannot be read = %q", p.Library)
+	}
+}
+
+// On demand or not, a library has the same provenance and renders the
+// same prompts.
+func TestOnDemandIsTheSameLibrary(t *testing.T) {
+	t.Parallel()
+	dir := smallCopy(t)
+	eager, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := LoadDir(dir, OnDemand())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(eager.Names(), lazy.Names()) {
+		t.Fatalf("variants %v on demand, %v at once", lazy.Names(), eager.Names())
+	}
+	for _, name := range eager.Names() {
+		ve, err := eager.Variant(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vl, err := lazy.Variant(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ex := range ve.Examples() {
+			in, _ := ve.Example(ex)
+			a, err := ve.Render(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := vl.Render(context.Background(), in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Text != b.Text || a.Provenance != b.Provenance {
+				t.Errorf("%s/%s: on demand %+v, at once %+v", name, ex, b.Provenance, a.Provenance)
+			}
+		}
+	}
+	if eager.Provenance() != lazy.Provenance() || lazy.Err() != nil {
+		t.Errorf("provenance on demand %+v, at once %+v (err %v)", lazy.Provenance(), eager.Provenance(), lazy.Err())
+	}
+}
+
+// smallCopy is a working copy of the module's test library
+// (internal/testing/fixture, which imports this package).
+func smallCopy(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../internal/testing/fixture/library")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
