@@ -19,9 +19,7 @@ import (
 func TestPrune(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
-		store := open(t, b.target)
-		clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		audit.SetClock(store, func() time.Time { return clock })
+		store, clock := openClocked(t, b.target)
 		record := func(res *engine.Result, label string) string {
 			t.Helper()
 			h, err := store.RecordFrom(ctx, delegation(t), res, audit.Origin{Label: label, Input: []byte(`{"task":"` + res.IDs["delegation_id"] + `"}`)})
@@ -36,9 +34,9 @@ func TestPrune(t *testing.T) {
 		hb := record(delegate(t, a.Text, "old task b"), "production")
 		hc := record(delegate(t, "a canary root", "canary task"), "canary")
 		// March: d, which embeds a, and e.
-		clock = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+		*clock = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 		hd := record(delegate(t, a.Text, "new task d"), "production")
-		clock = clock.Add(time.Hour)
+		*clock = clock.Add(time.Hour)
 		he := record(delegate(t, "the new root", "new task e"), "production")
 
 		if _, err := store.Prune(ctx, audit.PruneOptions{}); err == nil {
@@ -99,16 +97,25 @@ func verifyClean(t *testing.T, store *audit.Store) {
 	}
 }
 
+// openClocked opens a store whose clock reads *clock, from the first of
+// January 2026: tests move it to record at the times they prune or verify
+// since.
+func openClocked(t *testing.T, target string) (store *audit.Store, clock *time.Time) {
+	t.Helper()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	store = open(t, target)
+	audit.SetClock(store, func() time.Time { return now })
+	return store, &now
+}
+
 // TestVerifySince: VerifySince reads what was recorded since a time: a
 // row changed before it is left to Verify, one changed after it is found.
 func TestVerifySince(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
-		store := open(t, b.target)
-		clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		audit.SetClock(store, func() time.Time { return clock })
+		store, clock := openClocked(t, b.target)
 		old := recordDelegation(t, store, delegate(t, "a January root", "january"))
-		clock = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+		*clock = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 		recent := recordDelegation(t, store, delegate(t, "a March root", "march"))
 		db := b.db(t)
 		if b.name == "sqlite" { // b.db reads only
