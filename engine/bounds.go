@@ -145,34 +145,37 @@ func nesting(n parse.Node) int {
 		if n == nil {
 			return 0
 		}
-		most := 0
-		for _, c := range n.Nodes {
-			most = max(most, nesting(c))
-		}
-		return most
+		return deepest(n.Nodes...)
 	case *parse.ActionNode:
 		return nesting(n.Pipe)
 	case *parse.TemplateNode:
 		return nesting(n.Pipe)
 	case *parse.IfNode:
-		return 1 + max(nesting(n.Pipe), nesting(n.List), nesting(n.ElseList))
+		return 1 + deepest(n.Pipe, n.List, n.ElseList)
 	case *parse.WithNode:
-		return 1 + max(nesting(n.Pipe), nesting(n.List), nesting(n.ElseList))
+		return 1 + deepest(n.Pipe, n.List, n.ElseList)
 	case *parse.RangeNode:
-		return rangeWeight + max(nesting(n.Pipe), nesting(n.List), nesting(n.ElseList))
+		return rangeWeight + deepest(n.Pipe, n.List, n.ElseList)
 	case *parse.PipeNode:
 		if n == nil {
 			return 0
 		}
 		most := 0
 		for _, c := range n.Cmds {
-			for _, a := range c.Args {
-				most = max(most, nesting(a))
-			}
+			most = max(most, deepest(c.Args...))
 		}
 		return 2 + most // a pipeline's frames hold about twice a block's
 	case *parse.ChainNode:
 		return nesting(n.Node)
 	}
 	return 0
+}
+
+// deepest is the nesting of the most deeply nested of nodes.
+func deepest(nodes ...parse.Node) int {
+	most := 0
+	for _, n := range nodes {
+		most = max(most, nesting(n))
+	}
+	return most
 }
