@@ -58,24 +58,23 @@ func parseFile(path string, data []byte) (Config, error) {
 		return fail(top.Line, form, "the labels file is not a mapping of labels: and default:")
 	}
 	for p := range pairsOf(top) {
-		key, val := p.key, p.val
 		if p.repeats > 0 {
-			return fail(key.Line, "give each key once", "%s: is given twice (first at line %d)", key.Value, p.repeats)
+			return fail(p.key.Line, "give each key once", "%s: is given twice (first at line %d)", p.key.Value, p.repeats)
 		}
-		switch key.Value {
+		switch p.key.Value {
 		case "default":
-			if val.Kind != yaml.ScalarNode || val.Value == "" {
-				return fail(val.Line, "default: names one label, as production", "default: is not a label name")
+			if p.val.Kind != yaml.ScalarNode || p.val.Value == "" {
+				return fail(p.val.Line, "default: names one label, as production", "default: is not a label name")
 			}
-			cfg.Default, cfg.defaultAt = val.Value, at(val.Line)
+			cfg.Default, cfg.defaultAt = p.val.Value, at(p.val.Line)
 		case "labels":
-			if val.Kind != yaml.MappingNode {
-				return fail(val.Line, form, "labels: is not a mapping of names to refs")
+			if p.val.Kind != yaml.MappingNode {
+				return fail(p.val.Line, form, "labels: is not a mapping of names to refs")
 			}
-			for p := range pairsOf(val) {
-				name, ref := p.key, p.val
-				if p.repeats > 0 {
-					return fail(name.Line, "give each label once", "label %q is given twice (first at line %d)", name.Value, p.repeats)
+			for l := range pairsOf(p.val) {
+				name, ref := l.key, l.val
+				if l.repeats > 0 {
+					return fail(name.Line, "give each label once", "label %q is given twice (first at line %d)", name.Value, l.repeats)
 				}
 				if ref.Kind != yaml.ScalarNode {
 					return fail(ref.Line, form, "label %q: its ref is not a string", name.Value)
@@ -86,7 +85,7 @@ func parseFile(path string, data []byte) (Config, error) {
 				cfg.Labels = append(cfg.Labels, Label{Name: name.Value, Ref: ref.Value})
 			}
 		default:
-			return fail(key.Line, form, "unknown key %s: a labels file holds labels: and default:", key.Value)
+			return fail(p.key.Line, form, "unknown key %s: a labels file holds labels: and default:", p.key.Value)
 		}
 	}
 	return cfg, nil
