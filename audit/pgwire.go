@@ -63,24 +63,24 @@ func (p *params) byteas(n int, at func(i int) string) { p.array(oidByteaArray, o
 
 // int8s adds an int8[] parameter.
 func (p *params) int8s(n int, at func(i int) int64) {
-	b := make([]byte, 0, 20+12*n)
-	b = binaryArrayHeader(b, oidInt8, n)
-	for i := range n {
-		b = binary.BigEndian.AppendUint32(b, 8)
-		b = binary.BigEndian.AppendUint64(b, uint64(at(i)))
-	}
-	p.values, p.oids, p.formats = append(p.values, b), append(p.oids, oidInt8Array), append(p.formats, 1)
+	p.fixedArray(oidInt8Array, oidInt8, n, 8, func(b []byte, i int) []byte { return binary.BigEndian.AppendUint64(b, uint64(at(i))) })
 }
 
 // int4s adds an int4[] parameter.
 func (p *params) int4s(n int, at func(i int) int32) {
-	b := make([]byte, 0, 20+8*n)
-	b = binaryArrayHeader(b, oidInt4, n)
+	p.fixedArray(oidInt4Array, oidInt4, n, 4, func(b []byte, i int) []byte { return binary.BigEndian.AppendUint32(b, uint32(at(i))) })
+}
+
+// fixedArray adds a one-dimensional array of n elements of type elem,
+// typed oid, each size bytes long, which put appends for element i.
+func (p *params) fixedArray(oid, elem uint32, n, size int, put func(b []byte, i int) []byte) {
+	b := make([]byte, 0, 20+(4+size)*n)
+	b = binaryArrayHeader(b, elem, n)
 	for i := range n {
-		b = binary.BigEndian.AppendUint32(b, 4)
-		b = binary.BigEndian.AppendUint32(b, uint32(at(i)))
+		b = binary.BigEndian.AppendUint32(b, uint32(size))
+		b = put(b, i)
 	}
-	p.values, p.oids, p.formats = append(p.values, b), append(p.oids, oidInt4Array), append(p.formats, 1)
+	p.values, p.oids, p.formats = append(p.values, b), append(p.oids, oid), append(p.formats, 1)
 }
 
 // binaryArrayHeader appends the header of a one-dimensional array without
