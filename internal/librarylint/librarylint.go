@@ -258,11 +258,8 @@ func Pins(lib *engine.Library, names []string) []string {
 	}
 	var out []string
 	for _, name := range names {
-		v, err := lib.Variant(name)
-		if err != nil {
-			continue
-		}
-		if seed := v.Manifest().Seed; seed != nil {
+		if v, err := lib.Variant(name); err == nil && v.Manifest().Seed != nil {
+			seed := v.Manifest().Seed
 			out = append(out, fmt.Sprintf("%s: %d example(s) pinned to %s", name, len(seed.Pinned), seed))
 		}
 	}
