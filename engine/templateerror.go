@@ -267,17 +267,20 @@ func (s *fieldSite) textWith(i int, name string) string {
 
 // typeWords says a Go type of the data as an author reads it.
 func typeWords(t string) string {
-	switch {
-	case t == "string":
-		return "a text"
-	case t == "bool":
-		return "true or false"
-	case strings.HasPrefix(t, "[]"):
-		return "a list"
-	case strings.HasPrefix(t, "map["):
-		return "an object"
-	case strings.HasPrefix(t, "float") || strings.HasPrefix(t, "int") || t == "json.Number":
-		return "a number"
+	return kindWords(t, map[string]string{"string": "a text", "bool": "true or false",
+		"int": "a number", "float": "a number", "list": "a list", "map": "an object"})
+}
+
+// kindWords says a Go type of the data in the words given for its kind
+// (phrase.GoKind): json.Number, a number of the input, is a float's; a
+// type of no kind given is "a" and its name.
+func kindWords(t string, words map[string]string) string {
+	kind := phrase.GoKind(t)
+	if t == "json.Number" {
+		kind = "float"
+	}
+	if w, ok := words[kind]; ok {
+		return w
 	}
 	return "a " + t
 }

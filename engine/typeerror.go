@@ -23,21 +23,8 @@ var (
 // goWords says a Go type of the input as its schema does: int64 is an
 // integer, []interface {} a list.
 func goWords(t string) string {
-	switch {
-	case t == "string":
-		return "a string"
-	case t == "bool":
-		return "a boolean"
-	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
-		return "an integer"
-	case strings.HasPrefix(t, "float") || t == "json.Number":
-		return "a number"
-	case strings.HasPrefix(t, "[]"):
-		return "a list"
-	case strings.HasPrefix(t, "map["):
-		return "an object"
-	}
-	return "a " + t
+	return kindWords(t, map[string]string{"string": "a string", "bool": "a boolean",
+		"int": "an integer", "uint": "an integer", "float": "a number", "list": "a list", "map": "an object"})
 }
 
 // explainTypes rewrites an error of types, reason as text/template gives it

@@ -329,22 +329,16 @@ func authorWords(msg string) *problem.Error {
 	return e
 }
 
+// goTypeWords says a Go type of the manifest as its author writes YAML:
+// a pointer as what it points to, a struct as a mapping.
 func goTypeWords(t string) string {
-	switch {
-	case t == "string":
-		return "text"
-	case t == "bool":
-		return "true or false"
-	case strings.HasPrefix(t, "int") || strings.HasPrefix(t, "uint"):
-		return "a whole number"
-	case strings.HasPrefix(t, "float"):
-		return "a number"
-	case strings.HasPrefix(t, "[]"):
-		return "a list"
-	case strings.HasPrefix(t, "map["):
-		return "a mapping of names to values"
-	case strings.HasPrefix(t, "*"):
-		return goTypeWords(t[1:])
+	if elem, ok := strings.CutPrefix(t, "*"); ok {
+		return goTypeWords(elem)
+	}
+	words := map[string]string{"string": "text", "bool": "true or false", "int": "a whole number", "uint": "a whole number",
+		"float": "a number", "list": "a list", "map": "a mapping of names to values"}
+	if w, ok := words[phrase.GoKind(t)]; ok {
+		return w
 	}
 	return "a mapping (" + strings.TrimPrefix(t, "manifest.") + ")"
 }

@@ -94,3 +94,25 @@ func cutAt(s string, n int) int {
 	}
 	return n
 }
+
+// GoKind is the kind of value a Go type holds, by the type's name as
+// reflect and text/template print it, for messages that say the type in
+// words: "string", "bool", "int", "uint", "float", "list" (a slice),
+// "map", or "" for any other. Each message has words of its own for them.
+func GoKind(t string) string {
+	switch {
+	case t == "string" || t == "bool":
+		return t
+	case strings.HasPrefix(t, "[]"):
+		return "list"
+	case strings.HasPrefix(t, "map["):
+		return "map"
+	case strings.HasPrefix(t, "int"):
+		return "int"
+	case strings.HasPrefix(t, "uint"):
+		return "uint"
+	case strings.HasPrefix(t, "float"):
+		return "float"
+	}
+	return ""
+}

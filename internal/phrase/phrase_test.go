@@ -30,3 +30,16 @@ func TestClosestSkipsWhatCannotBeATypo(t *testing.T) {
 		}
 	}
 }
+
+func TestGoKind(t *testing.T) {
+	t.Parallel()
+	for typ, want := range map[string]string{
+		"string": "string", "bool": "bool", "int": "int", "int64": "int", "uint8": "uint",
+		"float64": "float", "[]interface {}": "list", "[]string": "list", "map[string]interface {}": "map",
+		"json.Number": "", "time.Time": "", "*manifest.Checks": "",
+	} {
+		if got := GoKind(typ); got != want {
+			t.Errorf("GoKind(%q) = %q, want %q", typ, got, want)
+		}
+	}
+}
