@@ -132,11 +132,7 @@ func (a *app) sideAt(ref string) (*side, error) {
 	if err != nil {
 		return nil, err
 	}
-	var opts []engine.Option
-	if a.limits != engine.DefaultLimits() {
-		opts = append(opts, engine.WithLimits(a.limits))
-	}
-	lib, err := t.Load(a.ctx, opts...)
+	lib, err := t.Load(a.ctx, a.limitOptions()...)
 	if err != nil {
 		return nil, err
 	}

@@ -10,14 +10,21 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// limitOptions are the load options the --max-* flags and --timeout give
+// (none at their defaults): every library render loads, from a folder, a
+// ref, a label or the language server, keeps the same bounds.
+func (a *app) limitOptions() []engine.Option {
+	if a.limits == engine.DefaultLimits() {
+		return nil
+	}
+	return []engine.Option{engine.WithLimits(a.limits)}
+}
+
 // library loads --templates DIR when given (or the working copy found
 // around the current directory, see useWorkingCopy), else the embedded
 // library.
 func (a *app) library() (*engine.Library, error) {
-	var opts []engine.Option
-	if a.limits != engine.DefaultLimits() {
-		opts = append(opts, engine.WithLimits(a.limits))
-	}
+	opts := a.limitOptions()
 	if a.log {
 		opts = append(opts, engine.WithLogger(slog.New(slog.NewJSONHandler(a.stderr, nil))))
 	}

@@ -6,7 +6,6 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/lsp"
 	"github.com/spf13/cobra"
 )
@@ -39,10 +38,8 @@ stdout carries the protocol; the server logs to stderr only (--verbose for more)
 			if verbose {
 				level = slog.LevelDebug
 			}
-			opts := lsp.Options{Root: a.templates, Log: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))}
-			if a.limits != engine.DefaultLimits() {
-				opts.Engine = append(opts.Engine, engine.WithLimits(a.limits))
-			}
+			opts := lsp.Options{Root: a.templates, Engine: a.limitOptions(),
+				Log: slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))}
 			ctx, stop := signal.NotifyContext(a.ctx, syscall.SIGTERM)
 			defer stop()
 			closer, _ := a.stdin.(io.Closer)

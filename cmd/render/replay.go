@@ -97,11 +97,7 @@ func (a *app) replay(store *audit.Store, key, repoDir string) (replayReport, err
 	if err != nil {
 		return replayReport{}, err
 	}
-	var opts []engine.Option
-	if a.limits != engine.DefaultLimits() {
-		opts = append(opts, engine.WithLimits(a.limits))
-	}
-	lib, err := tree.Load(ctx, opts...)
+	lib, err := tree.Load(ctx, a.limitOptions()...)
 	if err != nil {
 		return replayReport{}, tree.AtRef(err)
 	}

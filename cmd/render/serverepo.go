@@ -8,7 +8,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/labels"
 	"github.com/promptsmith/promptsmith/server"
 	"github.com/spf13/pflag"
@@ -71,11 +70,7 @@ func (a *app) labelRegistry(ctx context.Context, o repoOptions, onRefresh func(l
 	if err != nil {
 		return nil, err
 	}
-	var opts []engine.Option
-	if a.limits != engine.DefaultLimits() {
-		opts = append(opts, engine.WithLimits(a.limits))
-	}
-	return labels.New(ctx, o.repo, cfg, labels.Options{Engine: opts, OnRefresh: onRefresh})
+	return labels.New(ctx, o.repo, cfg, labels.Options{Engine: a.limitOptions(), OnRefresh: onRefresh})
 }
 
 // newLabelServer is the server of render serve --repo: its library is
