@@ -247,10 +247,14 @@ func (s *Store) RecordFrom(ctx context.Context, v *engine.Variant, res *engine.R
 	for _, n := range nodes {
 		byHash[n.hash] = n
 	}
+	sum := top.sha256 // a prompt that embeds nothing: the SHA-256 of its one segment, its text
+	if sum == "" {
+		sum = Hash(res.Text)
+	}
 	rec := &record{
 		top:     top,
 		nodes:   slices.SortedFunc(maps.Values(byHash), func(a, b *node) int { return strings.Compare(a.hash, b.hash) }),
-		sha256:  Hash(res.Text),
+		sha256:  sum,
 		variant: res.Variant,
 		prov:    res.Provenance,
 		when:    s.now().UTC().Format(time.RFC3339),
