@@ -154,14 +154,9 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	}
 	set.marks.keep(res) // of a fit's renders, only the one it returns counts
 	res.IDs = ids
-	res.Provenance = Provenance{Version: v.lib.provenance.Version}
-	if !ro.noHash {
-		if err := v.lib.whole(); err != nil {
-			return nil, err
-		}
-		res.Provenance = v.lib.provenance
+	if res.Provenance, err = v.provenance(ro); err != nil {
+		return nil, err
 	}
-	res.Provenance.Variant = v.hash
 	res.Breakpoints = v.breakpoints(res)
 	if tc := ro.count; tc != nil {
 		for i, s := range res.Sections {
@@ -310,4 +305,19 @@ func (v *Variant) condition(set *execSet, kind string, i int, data map[string]an
 	}
 	return false, &Error{Kind: KindTemplate, Position: v.dir + "/prompt.yaml",
 		Reason: fmt.Sprintf("checks.%s[%d].when gave %q; it must give true or false", kind, i, b.String())}
+}
+
+// provenance is what a Result says of where it came from: the library's
+// hash unless the render was asked to leave it out (WithoutLibraryHash),
+// which spares a library loaded OnDemand reading all its files.
+func (v *Variant) provenance(ro renderOptions) (Provenance, error) {
+	p := Provenance{Version: v.lib.provenance.Version}
+	if !ro.noHash {
+		if err := v.lib.whole(); err != nil {
+			return Provenance{}, err
+		}
+		p = v.lib.provenance
+	}
+	p.Variant = v.hash
+	return p, nil
 }
