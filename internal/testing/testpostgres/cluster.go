@@ -162,8 +162,10 @@ func startCluster(tb testing.TB, durability bool) *Cluster {
 	} else if err != nil {
 		tb.Fatal(err)
 	}
+	// Registered before the start, which may time out with the server up,
+	// and after the folder's removal, so that it runs first.
+	tb.Cleanup(c.stopNow)
 	c.Start(tb)
-	tb.Cleanup(c.stopNow) // before the folder's removal: cleanups run last first
 	return c
 }
 
