@@ -11,11 +11,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 	"github.com/promptsmith/promptsmith/server"
 )
+
+// auditedServer is builtinServer recording every render in the audit
+// store at target, which closes when the test ends.
+func auditedServer(t *testing.T, target string) (*server.Server, *audit.Store) {
+	t.Helper()
+	store, err := audit.Open(context.Background(), target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	srv := builtinServer()
+	srv.Audit = store
+	return srv, store
+}
 
 // TestAuditEndpoints: a render recorded in a real SQLite store is read
 // back over HTTP behind the token, by its delegation_id and by its hash,
@@ -23,15 +36,8 @@ import (
 // without a store.
 func TestAuditEndpoints(t *testing.T) {
 	t.Parallel()
-	lib, _ := promptsmith.Library()
-	store, err := audit.Open(context.Background(), filepath.Join(t.TempDir(), "audit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	srv := server.New(lib)
+	srv, store := auditedServer(t, filepath.Join(t.TempDir(), "audit.db"))
 	srv.Token = "s3cret"
-	srv.Audit = store
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	doc := fetchDoc(t, ts, "s3cret")
@@ -72,7 +78,7 @@ func TestAuditEndpoints(t *testing.T) {
 		doc.check(t, "GET", c.path, resp, body)
 	}
 
-	bare := httptest.NewServer(server.New(lib))
+	bare := httptest.NewServer(builtinServer())
 	defer bare.Close()
 	if resp, body := call(t, bare, "GET", "/v1/audit/"+id, "", ""); resp.StatusCode != 404 {
 		t.Errorf("a server without a store: %d %s", resp.StatusCode, body)
@@ -101,14 +107,7 @@ func TestAuditKeysOnEveryBackend(t *testing.T) {
 	}
 	for name, target := range targets {
 		t.Run(name, func(t *testing.T) {
-			lib, _ := promptsmith.Library()
-			store, err := audit.Open(context.Background(), target)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer store.Close()
-			srv := server.New(lib)
-			srv.Audit = store
+			srv, store := auditedServer(t, target)
 			var log bytes.Buffer
 			srv.Logger = slog.New(slog.NewTextHandler(&log, nil))
 			ts := httptest.NewServer(srv)

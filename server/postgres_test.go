@@ -11,7 +11,6 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx", to lock a table
-	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 	"github.com/promptsmith/promptsmith/server"
 )
@@ -30,13 +29,7 @@ import (
 func TestPostgresAuditPath(t *testing.T) {
 	t.Parallel()
 	pg := testpostgres.StartCluster(t)
-	store, err := audit.Open(context.Background(), pg.URL("postgres"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	srv := builtinServer()
-	srv.Audit = store
+	srv, store := auditedServer(t, pg.URL("postgres"))
 	srv.MaxRenders, srv.RenderTimeout = 1, 3*time.Second
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
