@@ -55,11 +55,11 @@ func (b *buckets) push(rank, at int32) {
 	if q := g.queue; len(q) == g.head || q[len(q)-1] <= at {
 		g.queue = append(q, at)
 	} else {
-		g.late = pushInt32(g.late, at)
+		g.late = heapPush(g.late, at)
 	}
 	if !g.queued {
 		g.queued = true
-		b.ranks = pushInt32(b.ranks, rank)
+		b.ranks = heapPush(b.ranks, rank)
 	}
 }
 
@@ -76,57 +76,14 @@ func (b *buckets) pop() (rank, at int32, ok bool) {
 			g.head++
 		case fromLate:
 			at = g.late[0]
-			g.late = popInt32(g.late)
+			g.late = heapPop(g.late)
 		default:
 			g.queued = false
 			g.queue, g.head = g.queue[:0], 0
-			b.ranks = popInt32(b.ranks)
+			b.ranks = heapPop(b.ranks)
 			continue
 		}
 		return g.rank, at, true
 	}
 	return 0, 0, false
-}
-
-// pushInt32 and popInt32 keep a binary min-heap of numbers.
-func pushInt32(h []int32, x int32) []int32 {
-	h = append(h, x)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if h[p] <= x {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = x
-	return h
-}
-
-func popInt32(h []int32) []int32 {
-	last := len(h) - 1
-	x := h[last]
-	h = h[:last]
-	if last == 0 {
-		return h
-	}
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= last {
-			break
-		}
-		m := l
-		if r := l + 1; r < last && h[r] < h[l] {
-			m = r
-		}
-		if h[m] >= x {
-			break
-		}
-		h[i] = h[m]
-		i = m
-	}
-	h[i] = x
-	return h
 }

@@ -140,53 +140,12 @@ func grow(s []int32, n int) []int32 {
 	return s[:n]
 }
 
-func (mg *merger) push(c candidate) {
-	h := append(mg.heap, c)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if h[p] <= c {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = c
-	mg.heap = h
-}
+func (mg *merger) push(c candidate) { mg.heap = heapPush(mg.heap, c) }
 
 func (mg *merger) pop() candidate {
-	h := mg.heap
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	mg.heap = h[:last]
-	mg.down(0)
+	top := mg.heap[0]
+	mg.heap = heapPop(mg.heap)
 	return top
 }
 
-func (mg *merger) down(i int) {
-	h := mg.heap
-	if i >= len(h) {
-		return
-	}
-	c := h[i]
-	for {
-		first := 4*i + 1
-		if first >= len(h) {
-			break
-		}
-		m, least := first, h[first]
-		for j := first + 1; j < min(first+4, len(h)); j++ {
-			if h[j] < least {
-				m, least = j, h[j]
-			}
-		}
-		if least >= c {
-			break
-		}
-		h[i] = least
-		i = m
-	}
-	h[i] = c
-}
+func (mg *merger) down(i int) { heapDown(mg.heap, i) }
