@@ -18,6 +18,15 @@ type mistake struct {
 	hints  []string
 }
 
+// checkInNote checks each mistake, a subtest of its own, in the note
+// variant.
+func checkInNote(t *testing.T, cases []mistake) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
+	}
+}
+
 // check loads the changed library and renders the input, and holds the
 // first error to the mistake's position and phrases.
 func (m mistake) check(t *testing.T, fsys fstest.MapFS, variant string) {
@@ -134,9 +143,7 @@ func TestFieldMistakes(t *testing.T) {
 			pos:   "templates/note/items.md.tmpl:1:22",
 			hints: []string{"write $.title"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
-	}
+	checkInNote(t, cases)
 }
 
 // TestFunctionMistakes: a function that is not there is reported at its
@@ -184,9 +191,7 @@ func TestFunctionMistakes(t *testing.T) {
 			pos:    "templates/note/items.md.tmpl:1:4",
 			reason: []string{"trunc takes 2 arguments: trunc N TEXT; this call gives it 1"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
-	}
+	checkInNote(t, cases)
 }
 
 // TestDanglingAction: an action left without its }} is reported where its
@@ -215,9 +220,7 @@ func TestDanglingAction(t *testing.T) {
 			pos:    "templates/note/items.md.tmpl:2:1",
 			reason: []string{"{{if}} opened at templates/note/items.md.tmpl:2:1 is never closed"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
-	}
+	checkInNote(t, cases)
 }
 
 // TestHeadingMistakes: a failed heading check is placed at the line of
@@ -251,9 +254,7 @@ func TestHeadingMistakes(t *testing.T) {
 				`" at line 3 (section title) opened and no fence closes before it, so it is no heading`},
 			hints: []string{"close that code block before the heading with a line of ```", "the fence comes from templates/note/title.md.tmpl:3:1"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
-	}
+	checkInNote(t, cases)
 }
 
 // The mistakes an author makes in a shipped variant (a misspelt field, a
@@ -295,9 +296,7 @@ func TestTypeMistakes(t *testing.T) {
 			pos:    "templates/note/items.md.tmpl:1:10",
 			reason: []string{`.title is a string, which has no fields`, `write it without .first to read it`}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.check(t, noteFS(), "note") })
-	}
+	checkInNote(t, cases)
 }
 
 // TestPartialFieldMistake: a field misspelt in a partial fails a render
