@@ -12,15 +12,21 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 )
 
+// hostileFS is the library of one variant, hostile, of the schema and the
+// one section's template body given.
+func hostileFS(schema, body string) fstest.MapFS {
+	return fstest.MapFS{
+		"schemas/hostile.schema.json":    {Data: []byte(schema)},
+		"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
+		"templates/hostile/body.md.tmpl": {Data: []byte(body)},
+	}
+}
+
 // hostile is a library whose one variant, "hostile", renders the template
 // body as its one section, under a short time limit.
 func hostile(t testing.TB, body string, limits engine.Limits) *engine.Library {
 	t.Helper()
-	fsys := fstest.MapFS{
-		"schemas/hostile.schema.json":    {Data: []byte(`{"type": "object"}`)},
-		"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
-		"templates/hostile/body.md.tmpl": {Data: []byte(body)},
-	}
+	fsys := hostileFS(`{"type": "object"}`, body)
 	if limits.Timeout == 0 {
 		// A test that is not about the deadline must not meet it on a
 		// loaded machine (under -race, the 60,000 iterations of
@@ -109,11 +115,7 @@ func TestNestedRangeStopsAtTheDeadline(t *testing.T) {
 // anything is parsed.
 func TestLibrarySizeLimits(t *testing.T) {
 	t.Parallel()
-	fsys := fstest.MapFS{
-		"schemas/hostile.schema.json":    {Data: []byte(`{"type": "object"}`)},
-		"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
-		"templates/hostile/body.md.tmpl": {Data: []byte(strings.Repeat("{{ if . }}x{{ end }}", 4000))},
-	}
+	fsys := hostileFS(`{"type": "object"}`, strings.Repeat("{{ if . }}x{{ end }}", 4000))
 	for _, c := range []struct {
 		limits engine.Limits
 		says   string
@@ -137,11 +139,7 @@ func TestLibrarySizeLimits(t *testing.T) {
 // (each file costs kilobytes of memory to load however small).
 func TestLibraryFileCount(t *testing.T) {
 	t.Parallel()
-	fsys := fstest.MapFS{
-		"schemas/hostile.schema.json":    {Data: []byte(`{"type": "object"}`)},
-		"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
-		"templates/hostile/body.md.tmpl": {Data: []byte("x")},
-	}
+	fsys := hostileFS(`{"type": "object"}`, "x")
 	for i := range 20001 {
 		fsys[fmt.Sprintf("templates/hostile/_p%d.tmpl", i)] = &fstest.MapFile{Data: []byte("a")}
 	}
@@ -170,11 +168,7 @@ func doublingSchema(levels int) string {
 // minutes past the render's deadline.
 func TestSchemaThatDoublesIsRefused(t *testing.T) {
 	t.Parallel()
-	fsys := fstest.MapFS{
-		"schemas/hostile.schema.json":    {Data: []byte(doublingSchema(26))},
-		"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
-		"templates/hostile/body.md.tmpl": {Data: []byte("{{ .x }}")},
-	}
+	fsys := hostileFS(doublingSchema(26), "{{ .x }}")
 	lib, err := engine.Load(fsys, engine.WithLimits(engine.Limits{Timeout: 2 * time.Second}))
 	if err != nil {
 		t.Fatal(err)
@@ -208,11 +202,7 @@ func TestRecursiveSchemaThatDoublesIsRefused(t *testing.T) {
 		{`{"$ref": "#/$defs/n", "$defs": {"n": {"type": "object", "properties": {"c": {"allOf": [{"$ref": "#/$defs/n"}, {"$ref": "#/$defs/n"}]}}}}}`, true},
 		{`{"$ref": "#/$defs/n", "$defs": {"n": {"type": "object", "properties": {"c": {"$ref": "#/$defs/n"}, "d": {"$ref": "#/$defs/n"}}, "additionalProperties": {"$ref": "#/$defs/n"}}}}`, false},
 	} {
-		fsys := fstest.MapFS{
-			"schemas/hostile.schema.json":    {Data: []byte(c.schema)},
-			"templates/hostile/prompt.yaml":  {Data: []byte("schema: hostile\nsections: [body]\n")},
-			"templates/hostile/body.md.tmpl": {Data: []byte("x")},
-		}
+		fsys := hostileFS(c.schema, "x")
 		lib, err := engine.Load(fsys)
 		if err != nil {
 			t.Fatal(err)
