@@ -85,10 +85,7 @@ func library(t *testing.T) (*engine.Library, string) {
 		"templates/broken/main.md.tmpl": {Data: []byte("{{ if .title }}\n")},
 		"templates/worse/prompt.yaml":   {Data: []byte("description: Worse\nsectionz: [main]\n")},
 	}
-	lib, err := engine.Load(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := load(t, fsys)
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "ok"), 0o755)
 	os.WriteFile(filepath.Join(dir, "ok", "c.md"), []byte("# C\nx\n"), 0o644)
@@ -160,10 +157,7 @@ func TestFindingsOnceForAMisspeltField(t *testing.T) {
 		"templates/typo/examples/a.yaml": {Data: []byte("agent: {name: A}\n")},
 		"templates/typo/examples/b.yaml": {Data: []byte("agent: {name: B}\n")},
 	}
-	lib, err := engine.Load(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := load(t, fsys)
 	got, err := Findings(context.Background(), lib, t.TempDir(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -199,10 +193,7 @@ func TestFindingsOnceForAnOptionalField(t *testing.T) {
 		"templates/opt/examples/a.yaml": {Data: []byte("{}\n")},
 		"templates/opt/examples/b.yaml": {Data: []byte("team: B\n")},
 	}
-	lib, err := engine.Load(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lib := load(t, fsys)
 	static, err := Findings(context.Background(), lib, "", nil)
 	if err != nil || len(static) != 1 || static[0].Severity != lint.Warning || static[0].Position != "templates/opt/main.md.tmpl:1:10" {
 		t.Fatalf("without the examples: %v, %v", static, err)
@@ -220,6 +211,16 @@ func TestFindingsOnceForAnOptionalField(t *testing.T) {
 	if len(at) != 1 || !strings.HasPrefix(at[0], "templates/opt/main.md.tmpl:1:10: error: example a: .team: this input has no field") {
 		t.Errorf("with the examples:\n  %s", strings.Join(at, "\n  "))
 	}
+}
+
+// load loads a library the test wrote.
+func load(t *testing.T, fsys fstest.MapFS) *engine.Library {
+	t.Helper()
+	lib, err := engine.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lib
 }
 
 // TestCoverageFindings: each branch no example takes is a warning of kind
