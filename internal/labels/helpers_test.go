@@ -51,12 +51,16 @@ func open(t *testing.T, dir string, cfg labels.Config, opts labels.Options) *lab
 }
 
 // render renders the note variant's basic example from a snapshot.
-func render(snap labels.Snapshot) (string, error) {
-	v, err := snap.Library.Variant("note")
+func render(snap labels.Snapshot) (string, error) { return renderExample(snap, "note", "basic") }
+
+// renderExample is the text of a variant's example, rendered from a
+// snapshot.
+func renderExample(snap labels.Snapshot, variant, example string) (string, error) {
+	v, err := snap.Library.Variant(variant)
 	if err != nil {
 		return "", err
 	}
-	in, err := v.Example("basic")
+	in, err := v.Example(example)
 	if err != nil {
 		return "", err
 	}

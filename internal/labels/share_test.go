@@ -1,7 +1,6 @@
 package labels_test
 
 import (
-	"context"
 	"testing"
 
 	"github.com/promptsmith/promptsmith/internal/labels"
@@ -46,17 +45,9 @@ func TestEqualVariantsParseOnce(t *testing.T) {
 // memoText renders the memo variant's team example from a snapshot.
 func memoText(t *testing.T, snap labels.Snapshot) string {
 	t.Helper()
-	v, err := snap.Library.Variant("memo")
+	text, err := renderExample(snap, "memo", "team")
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := v.Example("team")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := v.Render(context.Background(), in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Text
+	return text
 }
