@@ -155,10 +155,7 @@ func TestRefErrors(t *testing.T) {
 // running any of them; plain git runs them, so the test tests something.
 func TestRepositoryProgramsDoNotRun(t *testing.T) {
 	t.Parallel()
-	r := testrepo.New(t)
-	files := testrepo.NoteLibrary()
-	files[".gitattributes"] = "* filter=evil diff=evil\n"
-	r.CommitFiles("Add the library", files)
+	r := testrepo.FilteredNoteLibrary(t)
 	programs := r.Programs("post-checkout")
 
 	if got := renderAt(t, open(t, r.Dir), "HEAD", "note", "bare"); got != "# Note\n\nBare\n" {

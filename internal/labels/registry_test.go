@@ -263,10 +263,7 @@ func TestMissingRef(t *testing.T) {
 // running any of them.
 func TestHostileRepository(t *testing.T) {
 	t.Parallel()
-	r := testrepo.New(t)
-	files := testrepo.NoteLibrary()
-	files[".gitattributes"] = "* filter=evil diff=evil\n"
-	r.CommitFiles("Add the library", files)
+	r := testrepo.FilteredNoteLibrary(t)
 	r.Git("tag", "prod")
 	programs := r.Programs("reference-transaction")
 	r.Write("templates/note/head.md.tmpl", "uncommitted\n") // what a clean filter would read

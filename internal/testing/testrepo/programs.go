@@ -4,7 +4,19 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"testing"
 )
+
+// FilteredNoteLibrary is a repository of one commit, NoteLibrary with a
+// .gitattributes that gives every file filter=evil diff=evil: once
+// Programs names the programs, plain git runs them on every file.
+func FilteredNoteLibrary(t testing.TB) *Repo {
+	r := New(t)
+	files := NoteLibrary()
+	files[".gitattributes"] = "* filter=evil diff=evil\n"
+	r.CommitFiles("Add the library", files)
+	return r
+}
 
 // Programs makes the repository's configuration name a program for each
 // way plain git offers to run one: a clean, smudge and process filter and
