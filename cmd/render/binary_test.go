@@ -17,29 +17,57 @@ import (
 )
 
 // The tests that need a real process (signals, a server other processes
-// reach) share one build of the command per run of the package's tests.
+// reach) run this test binary as the command: renderBinary links it as
+// "render" in a folder of its own, and TestMain runs main when the process
+// is started by that name. Building the command with go build took more
+// time than all the tests that use it.
 var binary struct {
 	once sync.Once
 	dir  string
 	path string
 	err  error
-	out  []byte
 }
 
-// renderBinary builds the command once, on first use, and returns its path.
+// asCommand is the name under which the test binary is the command.
+const asCommand = "render"
+
+// renderBinary links the test binary, once, as a file named render in a
+// folder of its own and returns its path: run by that path (or from PATH
+// by that name) it is the command.
 func renderBinary(t *testing.T) string {
 	t.Helper()
 	binary.once.Do(func() {
+		exe, err := os.Executable()
+		if err != nil {
+			binary.err = err
+			return
+		}
 		if binary.dir, binary.err = os.MkdirTemp("", "render-test-"); binary.err != nil {
 			return
 		}
-		binary.path = filepath.Join(binary.dir, "render")
-		binary.out, binary.err = exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput()
+		binary.path = filepath.Join(binary.dir, asCommand)
+		if runtime.GOOS == "windows" {
+			binary.path += ".exe"
+		}
+		if os.Symlink(exe, binary.path) == nil {
+			return
+		}
+		binary.err = copyExecutable(exe, binary.path)
 	})
 	if binary.err != nil {
-		t.Fatalf("go build: %v\n%s", binary.err, binary.out)
+		t.Fatalf("the test binary as render: %v", binary.err)
 	}
 	return binary.path
+}
+
+// copyExecutable copies the executable file from to a new file to, where
+// the system makes no symbolic links.
+func copyExecutable(from, to string) error {
+	data, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(to, data, 0o755)
 }
 
 // renderCommand is the built render run with args in a folder of no
@@ -143,6 +171,9 @@ func (s *served) wait(t *testing.T) {
 }
 
 func TestMain(m *testing.M) {
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == asCommand {
+		main() // renderBinary's link: the command, not the tests
+	}
 	code := testpostgres.Main(m)
 	if binary.dir != "" {
 		os.RemoveAll(binary.dir)
