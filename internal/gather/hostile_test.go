@@ -20,14 +20,7 @@ func hostileRepo(t *testing.T) (dir, marks string) {
 	t.Helper()
 	repo := testrepo.New(t)
 	marks = t.TempDir()
-	script := func(name string) string {
-		path := filepath.Join(t.TempDir(), name)
-		body := "#!/bin/sh\ntouch " + filepath.Join(marks, name) + "\ncat\n"
-		if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	script := func(name string) string { return markingScript(t, marks, name) }
 	repo.Commit("Add a.txt", "a.txt", "one\n", ".gitattributes", "* filter=evil diff=evil\n")
 	for key, value := range map[string]string{
 		"core.fsmonitor":       script("fsmonitor"),
