@@ -31,17 +31,22 @@ func BenchmarkColdStart(b *testing.B) {
 			env = append(env, kv)
 		}
 	}
-	command := func(args ...string) func() error {
+	// runIn is a run of the binary in dir with args; a failure is told as
+	// what, and the binary's stderr.
+	runIn := func(dir, what string, args ...string) func() error {
 		return func() error {
 			cmd := exec.Command(bin, args...)
-			cmd.Dir, cmd.Env, cmd.Stdout = work, env, io.Discard
+			cmd.Dir, cmd.Env, cmd.Stdout = dir, env, io.Discard
 			var stderr strings.Builder
 			cmd.Stderr = &stderr
 			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("render %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+				return fmt.Errorf("%s: %v\n%s", what, err, stderr.String())
 			}
 			return nil
 		}
+	}
+	command := func(args ...string) func() error {
+		return runIn(work, "render "+strings.Join(args, " "), args...)
 	}
 	help := command("--help")
 	example := command("delegation", "--example", "revoked-deploy")
@@ -61,16 +66,7 @@ func BenchmarkColdStart(b *testing.B) {
 	// render runs in, which it loads instead of the embedded library.
 	copyDir := b.TempDir()
 	writeLibrary(b, copyDir)
-	inCopy := func() error {
-		cmd := exec.Command(bin, "delegation", "--example", "revoked-deploy")
-		cmd.Dir, cmd.Env, cmd.Stdout = copyDir, env, io.Discard
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("render delegation in a working copy: %v\n%s", err, stderr.String())
-		}
-		return nil
-	}
+	inCopy := runIn(copyDir, "render delegation in a working copy", "delegation", "--example", "revoked-deploy")
 	b.Run("workcopy-paired", func(b *testing.B) {
 		paired(b, inCopy, base{"x-help", help})
 	})

@@ -23,6 +23,17 @@ func markingScript(t *testing.T, marks, name string) string {
 	return path
 }
 
+// marked is the names of the marking programs that ran: the files they
+// left in marks.
+func marked(marks string) []string {
+	ran, _ := os.ReadDir(marks)
+	var names []string
+	for _, e := range ran {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
 // staleChange changes a file without changing its size and dates it an
 // hour back, so that git cannot trust the stat its index holds and reads
 // the file, through its clean filter were one allowed.
@@ -124,12 +135,8 @@ func TestGitProbesRunNothingOfASubmodule(t *testing.T) {
 		manifest += "  - {field: " + p.field + ", command: " + p.command + ", timeout: 10s}\n"
 	}
 	found, warns := Run(context.Background(), hostVariant(t, manifest), Options{Dir: dir, Now: fixedClock})
-	if ran, _ := os.ReadDir(marks); len(ran) > 0 {
-		var names []string
-		for _, e := range ran {
-			names = append(names, e.Name())
-		}
-		t.Fatalf("git ran the repository's programs: %v", names)
+	if ran := marked(marks); len(ran) > 0 {
+		t.Fatalf("git ran the repository's programs: %v", ran)
 	}
 	if len(warns) > 0 {
 		t.Errorf("warnings: %v", warns)
