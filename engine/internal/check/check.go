@@ -233,50 +233,75 @@ func headings(rep *Report, want []string, p Prompt, add func(string, bool, strin
 func missingHeading(rep *Report, want []string, i int, p Prompt) (msg, section string, hints []string) {
 	w := want[i]
 	level, text := outline.ParseHeadingLine(w)
-	written := func(at int) string {
-		if p.WrittenAt != nil {
-			if pos := p.WrittenAt(at); pos != "" {
-				return pos
-			}
-		}
-		if s := p.SectionAt(at); s != "" {
-			return fmt.Sprintf("section %s (%s.md.tmpl or the input it shows)", s, s)
-		}
-		return ""
-	}
 	if at, ok := headingLine(p.Text, rep.Regions, level, text); ok {
-		line := lineAt(p.Text, at)
-		if r, in := regionAt(rep.Regions, at); in {
-			return fmt.Sprintf("%q is missing: the only one, at line %d of the prompt, is inside the verbatim region %s, whose headings belong to the text it embeds", w, line, r.Name),
-				p.SectionAt(at), []string{"write the heading in a template, outside the verbatim markers"}
-		}
-		if b, in := outline.Enclosing(p.Text, rep.Regions, at); in {
-			opened := fmt.Sprintf("%q at line %d", b.Opener, b.Line)
-			if s := p.SectionAt(b.Offset); s != "" {
-				opened += " (section " + s + ")"
-			}
-			switch b.Kind {
-			case "code block":
-				msg = fmt.Sprintf("%q is missing: at line %d of the prompt it stands inside a code block, which the fence %s opened and no fence closes before it, so it is no heading", w, line, opened)
-				fence := strings.TrimSpace(b.Opener)
-				fence = fence[:len(fence)-len(strings.TrimLeft(fence, fence[:1]))]
-				hints = append(hints, fmt.Sprintf("close that code block before the heading with a line of %s: a fence left open runs on until one closes it; the fence comes from %s", fence, written(b.Offset)))
-			case "HTML block":
-				msg = fmt.Sprintf("%q is missing: at line %d of the prompt it stands inside an HTML block, which %s opened and only a blank line ends, so it is no heading", w, line, opened)
-				hints = append(hints, fmt.Sprintf("leave a blank line before the heading, or after the HTML that %s writes", written(b.Offset)))
-			default:
-				msg = fmt.Sprintf("%q is missing: at line %d of the prompt it is indented four spaces or more, so it is no heading", w, line)
-				hints = append(hints, fmt.Sprintf("remove the indentation before the heading (%s)", written(at)))
-			}
-			return msg, p.SectionAt(b.Offset), hints
+		if msg, section, hints, ok := notAHeading(rep, p, w, at); ok {
+			return msg, section, hints
 		}
 	}
 	if h, why, ok := nearestHeading(rep.Outline, want, level, text); ok {
 		name := strings.Repeat("#", h.Level) + " " + h.Text
 		msg = fmt.Sprintf("%q is missing; the prompt has %q (%s) %s", w, name, why, where(p, h.Offset, "at"))
-		hints = append(hints, fmt.Sprintf("if that is the heading, write it as %q at %s; if the manifest is wrong, change this entry of checks.headings", w, written(h.Offset)))
+		hints = append(hints, fmt.Sprintf("if that is the heading, write it as %q at %s; if the manifest is wrong, change this entry of checks.headings", w, writtenAt(p, h.Offset)))
 		return msg, p.SectionAt(h.Offset), hints
 	}
+	return noHeadingNear(rep, want, i, p, level)
+}
+
+// writtenAt says what wrote the prompt at an offset, for a hint to name
+// where to fix it: the template's own position when the render knows it,
+// or the section; "" when neither is known.
+func writtenAt(p Prompt, at int) string {
+	if p.WrittenAt != nil {
+		if pos := p.WrittenAt(at); pos != "" {
+			return pos
+		}
+	}
+	if s := p.SectionAt(at); s != "" {
+		return fmt.Sprintf("section %s (%s.md.tmpl or the input it shows)", s, s)
+	}
+	return ""
+}
+
+// notAHeading explains a heading w whose line the prompt has, at offset
+// at, but not as a heading: it stands inside a verbatim region, a code
+// block or an HTML block, or is indented. ok is false when none of these
+// is so.
+func notAHeading(rep *Report, p Prompt, w string, at int) (msg, section string, hints []string, ok bool) {
+	line := lineAt(p.Text, at)
+	if r, in := regionAt(rep.Regions, at); in {
+		return fmt.Sprintf("%q is missing: the only one, at line %d of the prompt, is inside the verbatim region %s, whose headings belong to the text it embeds", w, line, r.Name),
+			p.SectionAt(at), []string{"write the heading in a template, outside the verbatim markers"}, true
+	}
+	b, in := outline.Enclosing(p.Text, rep.Regions, at)
+	if !in {
+		return "", "", nil, false
+	}
+	opened := fmt.Sprintf("%q at line %d", b.Opener, b.Line)
+	if s := p.SectionAt(b.Offset); s != "" {
+		opened += " (section " + s + ")"
+	}
+	switch b.Kind {
+	case "code block":
+		msg = fmt.Sprintf("%q is missing: at line %d of the prompt it stands inside a code block, which the fence %s opened and no fence closes before it, so it is no heading", w, line, opened)
+		fence := strings.TrimSpace(b.Opener)
+		fence = fence[:len(fence)-len(strings.TrimLeft(fence, fence[:1]))]
+		hints = append(hints, fmt.Sprintf("close that code block before the heading with a line of %s: a fence left open runs on until one closes it; the fence comes from %s", fence, writtenAt(p, b.Offset)))
+	case "HTML block":
+		msg = fmt.Sprintf("%q is missing: at line %d of the prompt it stands inside an HTML block, which %s opened and only a blank line ends, so it is no heading", w, line, opened)
+		hints = append(hints, fmt.Sprintf("leave a blank line before the heading, or after the HTML that %s writes", writtenAt(p, b.Offset)))
+	default:
+		msg = fmt.Sprintf("%q is missing: at line %d of the prompt it is indented four spaces or more, so it is no heading", w, line)
+		hints = append(hints, fmt.Sprintf("remove the indentation before the heading (%s)", writtenAt(p, at)))
+	}
+	return msg, p.SectionAt(b.Offset), hints, true
+}
+
+// noHeadingNear explains a heading want[i], of level, that nothing in
+// the prompt comes near: where the order of checks.headings puts it and
+// what the prompt has there (one heading there is most likely a
+// rewording of it), or else the prompt's headings of its level.
+func noHeadingNear(rep *Report, want []string, i int, p Prompt, level int) (msg, section string, hints []string) {
+	w := want[i]
 	msg = fmt.Sprintf("%q is missing: no heading of the prompt comes near it", w)
 	if place, sections := between(rep, want, i, p); place != "" {
 		msg += "; by the order of checks.headings it belongs " + place
@@ -292,7 +317,7 @@ func missingHeading(rep *Report, want []string, i int, p Prompt) (msg, section s
 			// A rewording, most likely: the heading to write it over.
 			h := there[0]
 			hints = append(hints, fmt.Sprintf("if %q is that heading, write it as %q at %s; if the manifest is wrong, change this entry of checks.headings",
-				strings.Repeat("#", h.Level)+" "+h.Text, w, written(h.Offset)))
+				strings.Repeat("#", h.Level)+" "+h.Text, w, writtenAt(p, h.Offset)))
 			return msg, p.SectionAt(h.Offset), hints
 		}
 		if len(sections) > 0 {
