@@ -119,13 +119,8 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 		return nil, err
 	}
 	defer v.releaseFor(set, ro)
-	dctx, endDecode := ro.stage(ctx, StageDecode)
-	doc, err := input.Decoder{Order: &set.order, MaxBytes: v.lib.opts.limits.InputBytes, MaxDepth: v.lib.opts.limits.Depth}.DecodeContext(dctx, in)
-	endDecode(err)
+	doc, err := v.decode(ctx, in, set, ro)
 	if err != nil {
-		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-			return nil, v.stoppedReading(ctx, in, cerr)
-		}
 		return nil, err
 	}
 	defer doc.Release()
@@ -138,36 +133,13 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	if err := ctx.Err(); err != nil {
 		return nil, v.stoppedReading(ctx, in, err)
 	}
-	var data map[string]any
-	if ro.maxTokens > 0 {
-		fctx, endFit := ro.stage(ctx, StageFit)
-		res, data, err = v.fit(fctx, set, doc, ids, ro)
-		endFit(err)
-	} else {
-		ectx, endExecute := ro.stage(ctx, StageExecute)
-		data = v.data(doc, ids, nil, 0)
-		res, err = v.execute(ectx, set, data, nil)
-		endExecute(err)
-	}
+	res, data, err := v.produce(ctx, set, doc, ids, ro)
 	if err != nil {
 		return nil, err
 	}
 	set.marks.keep(res) // of a fit's renders, only the one it returns counts
-	res.IDs = ids
-	if res.Provenance, err = v.provenance(ro); err != nil {
+	if err := v.describe(res, ids, ro); err != nil {
 		return nil, err
-	}
-	res.Breakpoints = v.breakpoints(res)
-	if tc := ro.count; tc != nil {
-		for i, s := range res.Sections {
-			res.Sections[i].Tokens = tc.CountTokens(res.Text[s.Start:s.End])
-		}
-		for i, b := range res.Breakpoints {
-			res.Breakpoints[i].Tokens = tc.CountTokens(res.Text[:b.End])
-		}
-		if res.Budget == nil || !sameCounter(tc, ro.counter) { // a fit counted the prompt already
-			res.Tokens = tc.CountTokens(res.Text)
-		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, v.stopped(ctx, err)
@@ -180,6 +152,66 @@ func (v *Variant) render(ctx context.Context, in Input, ro renderOptions) (res *
 	}
 	rec.success(res)
 	return res, nil
+}
+
+// decode is the render's decode stage: the input read into a document
+// within the library's limits, keys in the order set keeps. A deadline
+// that passes while it reads is the input's, as stoppedReading says.
+func (v *Variant) decode(ctx context.Context, in Input, set *execSet, ro renderOptions) (*input.Document, error) {
+	dctx, endDecode := ro.stage(ctx, StageDecode)
+	doc, err := input.Decoder{Order: &set.order, MaxBytes: v.lib.opts.limits.InputBytes, MaxDepth: v.lib.opts.limits.Depth}.DecodeContext(dctx, in)
+	endDecode(err)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+			return nil, v.stoppedReading(ctx, in, cerr)
+		}
+		return nil, err
+	}
+	return doc, nil
+}
+
+// produce runs the templates on the validated input: fitted to the
+// budget when there is one (the fit stage), or once as it is (the
+// execute stage). data is what the templates saw, for the checks.
+func (v *Variant) produce(ctx context.Context, set *execSet, doc *input.Document, ids map[string]string, ro renderOptions) (res *Result, data map[string]any, err error) {
+	if ro.maxTokens > 0 {
+		fctx, endFit := ro.stage(ctx, StageFit)
+		res, data, err = v.fit(fctx, set, doc, ids, ro)
+		endFit(err)
+		return res, data, err
+	}
+	ectx, endExecute := ro.stage(ctx, StageExecute)
+	data = v.data(doc, ids, nil, 0)
+	res, err = v.execute(ectx, set, data, nil)
+	endExecute(err)
+	return res, data, err
+}
+
+// describe adds to a rendered prompt what a caller reads besides its
+// text: its ids, provenance and breakpoints, and with a token counter
+// the tokens of each section, of the text up to each breakpoint and of
+// the whole.
+func (v *Variant) describe(res *Result, ids map[string]string, ro renderOptions) error {
+	res.IDs = ids
+	var err error
+	if res.Provenance, err = v.provenance(ro); err != nil {
+		return err
+	}
+	res.Breakpoints = v.breakpoints(res)
+	tc := ro.count
+	if tc == nil {
+		return nil
+	}
+	for i, s := range res.Sections {
+		res.Sections[i].Tokens = tc.CountTokens(res.Text[s.Start:s.End])
+	}
+	for i, b := range res.Breakpoints {
+		res.Breakpoints[i].Tokens = tc.CountTokens(res.Text[:b.End])
+	}
+	if res.Budget == nil || !sameCounter(tc, ro.counter) { // a fit counted the prompt already
+		res.Tokens = tc.CountTokens(res.Text)
+	}
+	return nil
 }
 
 // validate checks the decoded input against the schema, fills in its
