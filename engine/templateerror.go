@@ -133,43 +133,14 @@ func (v *Variant) schemaFile() string { return "schemas/" + v.manifest.Schema + 
 // text", "null"), or "" when it is an object without the key. It reports
 // false when the schema says nothing either way.
 func (v *Variant) explainField(e *Error, site *fieldSite, key, dotType string) bool {
-	// Which of the names failed: the first that is key where the schema
-	// does not declare it, or else the first that is key.
-	k, obj := -1, site.from
-	for i, name := range site.names {
-		if name == key {
-			if k < 0 {
-				k = i
-			}
-			if !declared(obj, name, v) {
-				k = i
-				break
-			}
-		}
-		obj = siteField(obj, name, v)
-	}
+	k := v.failedName(site, key)
 	if k < 0 {
 		return false
 	}
-	obj = siteFields(site.from, site.names[:k], v)
-	text := site.text()
-	at := func(col int) string { return v.position(site.file, site.line, strconv.Itoa(col)) }
-	e.Position = at(site.segmentCol(k)) // the name that failed, whatever more there is to say
-
-	// Inside with or range, .agent reads the current item: the input is $.
+	obj := siteFields(site.from, site.names[:k], v)
+	e.Position = v.sitePosition(site, site.segmentCol(k)) // the name that failed, whatever more there is to say
 	if k == 0 && site.dotRead && site.rebound != "" && site.input.ok && declared(site.input, key, v) && !declared(site.from, key, v) {
-		e.Position = at(site.startCol())
-		what := "the current item"
-		if site.rebound == "with" {
-			what = "the value it tests"
-		}
-		has := fmt.Sprintf("which has no field %q", key)
-		if dotType != "" {
-			has = fmt.Sprintf("%s, which has no fields", dotType)
-		}
-		e.Reason = fmt.Sprintf("%s reads %q from the dot, which inside the {{ %s }} of line %d is %s (%s), not the input",
-			text, key, site.rebound, site.reboundLine, what, has)
-		e.Hint("inside with/range the dot is the current item; the top-level input is $: write $%s", text)
+		v.explainRebound(e, site, key, dotType)
 		return true
 	}
 	if dotType != "" || !obj.ok || obj.node.Open() {
@@ -183,38 +154,88 @@ func (v *Variant) explainField(e *Error, site *fieldSite, key, dotType string) b
 	if obj.path != "" {
 		owner = obj.path
 	}
-	known := obj.node.Names()
-	if obj.root {
-		known = v.rootNames(obj.node)
-	}
 	switch status {
 	case schema.Unknown:
-		e.Reason = fmt.Sprintf("%s: %s has no field %q, and %s defines none", text, owner, key, v.schemaFile())
-		where := "to properties"
-		if obj.path != "" {
-			where = "to the properties of " + obj.path
-		}
-		if near := phrase.Closest(key, known); near != "" {
-			e.Hint("did you mean .%s? write %s", near, site.textWith(k, near))
-			e.Hint("if %q is a new field, add it %s in %s", key, where, v.schemaFile())
-			return true
-		}
-		e.Hint("the schema has no such property: add it %s in %s", where, v.schemaFile())
-		if len(known) > 0 {
-			e.Hint("the fields of %s are: %s", owner, strings.Join(known, ", "))
-		}
-		e.Hint(`once the schema has it, read it with {{ if hasKey %s %q }} unless it is required or has a "default"`, site.objectText(k), key)
+		v.explainUndeclared(e, site, k, key, obj, owner)
 		return true
 	case schema.Declared:
 		if !obj.node.Optional(key) {
 			return false // required in some branch only: nothing surer to say
 		}
-		e.Reason = fmt.Sprintf("%s: this input has no field %q in %s; the schema allows it to be left out", text, key, owner)
+		e.Reason = fmt.Sprintf("%s: this input has no field %q in %s; the schema allows it to be left out", site.text(), key, owner)
 		e.Hint(`give it a "default" in %s, or test for it with {{ if hasKey %s %q }} (or read it with get %s %q)`,
 			v.schemaFile(), site.objectText(k), key, site.objectText(k), key)
 		return true
 	}
 	return false
+}
+
+// failedName is the index in site.names of the name key that failed: the
+// first where the schema does not declare it, or else the first; -1 when
+// no name is key.
+func (v *Variant) failedName(site *fieldSite, key string) int {
+	k, obj := -1, site.from
+	for i, name := range site.names {
+		if name == key {
+			if k < 0 {
+				k = i
+			}
+			if !declared(obj, name, v) {
+				return i
+			}
+		}
+		obj = siteField(obj, name, v)
+	}
+	return k
+}
+
+// sitePosition is the template position of column col of site's line.
+func (v *Variant) sitePosition(site *fieldSite, col int) string {
+	return v.position(site.file, site.line, strconv.Itoa(col))
+}
+
+// explainRebound: inside with or range, .key reads the current item
+// where the input, which is $ there, has key.
+func (v *Variant) explainRebound(e *Error, site *fieldSite, key, dotType string) {
+	e.Position = v.sitePosition(site, site.startCol())
+	what := "the current item"
+	if site.rebound == "with" {
+		what = "the value it tests"
+	}
+	has := fmt.Sprintf("which has no field %q", key)
+	if dotType != "" {
+		has = fmt.Sprintf("%s, which has no fields", dotType)
+	}
+	text := site.text()
+	e.Reason = fmt.Sprintf("%s reads %q from the dot, which inside the {{ %s }} of line %d is %s (%s), not the input",
+		text, key, site.rebound, site.reboundLine, what, has)
+	e.Hint("inside with/range the dot is the current item; the top-level input is $: write $%s", text)
+}
+
+// explainUndeclared: the schema has no property key in obj (owner, as
+// the author names it), which site.names[k] reads: the name meant when
+// one is near it, or else how to add the property and what fields there
+// are.
+func (v *Variant) explainUndeclared(e *Error, site *fieldSite, k int, key string, obj siteValue, owner string) {
+	e.Reason = fmt.Sprintf("%s: %s has no field %q, and %s defines none", site.text(), owner, key, v.schemaFile())
+	where := "to properties"
+	if obj.path != "" {
+		where = "to the properties of " + obj.path
+	}
+	known := obj.node.Names()
+	if obj.root {
+		known = v.rootNames(obj.node)
+	}
+	if near := phrase.Closest(key, known); near != "" {
+		e.Hint("did you mean .%s? write %s", near, site.textWith(k, near))
+		e.Hint("if %q is a new field, add it %s in %s", key, where, v.schemaFile())
+		return
+	}
+	e.Hint("the schema has no such property: add it %s in %s", where, v.schemaFile())
+	if len(known) > 0 {
+		e.Hint("the fields of %s are: %s", owner, strings.Join(known, ", "))
+	}
+	e.Hint(`once the schema has it, read it with {{ if hasKey %s %q }} unless it is required or has a "default"`, site.objectText(k), key)
 }
 
 // declared reports whether the schema names name where v stands.
