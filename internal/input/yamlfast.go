@@ -429,64 +429,81 @@ func flowNode(s string, i, depth int, r *yamlReader) (any, int, bool) {
 	}
 	switch s[i] {
 	case '[':
-		list := []any{}
-		i = skipSpaces(s, i+1)
-		if i < len(s) && s[i] == ']' {
-			return list, i + 1, true
-		}
-		for {
-			v, end, ok := flowNode(s, i, depth+1, r)
-			if !ok {
-				return nil, 0, false
-			}
-			list = append(list, v)
-			var closed bool
-			if i, closed, ok = flowSeparator(s, end, ']'); !ok {
-				return nil, 0, false
-			} else if closed {
-				return list, i, true
-			}
-		}
+		return flowSequence(s, i, depth, r)
 	case '{':
-		m := map[string]any{}
-		var keys []string
-		i = skipSpaces(s, i+1)
-		if i < len(s) && s[i] == '}' {
-			r.objects = append(r.objects, recorded{m, keys})
-			return m, i + 1, true
-		}
-		for {
-			end := i
-			for end < len(s) && !strings.ContainsRune(",[]{}:#'\"?", rune(s[end])) {
-				end++
-			}
-			key := s[i:end]
-			if key == "" || key == "<<" || len(key) > maxSimpleKey || key[len(key)-1] == ' ' || end+1 >= len(s) || s[end] != ':' || s[end+1] != ' ' ||
-				strings.ContainsAny(key[:1], "-?!&*|>%@`") {
-				return nil, 0, false
-			}
-			if _, dup := m[key]; dup {
-				return nil, 0, false
-			}
-			v, after, ok := flowNode(s, skipSpaces(s, end+1), depth+1, r)
-			if !ok {
-				return nil, 0, false
-			}
-			m[key] = v
-			keys = append(keys, key)
-			var closed bool
-			if i, closed, ok = flowSeparator(s, after, '}'); !ok {
-				return nil, 0, false
-			} else if closed {
-				r.objects = append(r.objects, recorded{m, keys})
-				return m, i, true
-			}
-		}
+		return flowMapping(s, i, depth, r)
 	case '"', '\'':
 		return quoted(s, i)
 	}
-	// A plain scalar ends at a flow indicator (yaml.v3 counts "?" as one),
-	// at ": " or at a comment.
+	return flowPlain(s, i)
+}
+
+// flowSequence reads a flow sequence, [a, b], whose bracket is s[i].
+func flowSequence(s string, i, depth int, r *yamlReader) (any, int, bool) {
+	list := []any{}
+	i = skipSpaces(s, i+1)
+	if i < len(s) && s[i] == ']' {
+		return list, i + 1, true
+	}
+	for {
+		v, end, ok := flowNode(s, i, depth+1, r)
+		if !ok {
+			return nil, 0, false
+		}
+		list = append(list, v)
+		var closed bool
+		if i, closed, ok = flowSeparator(s, end, ']'); !ok {
+			return nil, 0, false
+		} else if closed {
+			return list, i, true
+		}
+	}
+}
+
+// flowMapping reads a flow mapping, {k: v}, whose brace is s[i], and
+// records its keys' order in r. Its keys are plain ones of the usual
+// kind, each once; anything else is left to yaml.v3.
+func flowMapping(s string, i, depth int, r *yamlReader) (any, int, bool) {
+	m := map[string]any{}
+	var keys []string
+	i = skipSpaces(s, i+1)
+	if i < len(s) && s[i] == '}' {
+		r.objects = append(r.objects, recorded{m, keys})
+		return m, i + 1, true
+	}
+	for {
+		end := i
+		for end < len(s) && !strings.ContainsRune(",[]{}:#'\"?", rune(s[end])) {
+			end++
+		}
+		key := s[i:end]
+		if key == "" || key == "<<" || len(key) > maxSimpleKey || key[len(key)-1] == ' ' || end+1 >= len(s) || s[end] != ':' || s[end+1] != ' ' ||
+			strings.ContainsAny(key[:1], "-?!&*|>%@`") {
+			return nil, 0, false
+		}
+		if _, dup := m[key]; dup {
+			return nil, 0, false
+		}
+		v, after, ok := flowNode(s, skipSpaces(s, end+1), depth+1, r)
+		if !ok {
+			return nil, 0, false
+		}
+		m[key] = v
+		keys = append(keys, key)
+		var closed bool
+		if i, closed, ok = flowSeparator(s, after, '}'); !ok {
+			return nil, 0, false
+		} else if closed {
+			r.objects = append(r.objects, recorded{m, keys})
+			return m, i, true
+		}
+	}
+}
+
+// flowPlain reads a plain scalar inside a flow collection, at s[i]: it
+// ends at a flow indicator (yaml.v3 counts "?" as one), at ": " or at a
+// comment.
+func flowPlain(s string, i int) (any, int, bool) {
 	end := i
 	for end < len(s) {
 		c := s[end]
