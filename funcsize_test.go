@@ -15,13 +15,17 @@ import (
 
 // The bounds on the length of a function (its lines, from func to the
 // closing brace) in the module's non-test files: none over maxFuncLines,
-// and at most maxLongFuncs over longFuncLines. The aim is five over 80;
-// maxLongFuncs is how many are now, and comes down as they are split,
-// never up.
+// and at most maxLongFuncs over longFuncLines. The aim was five over 80;
+// once the long ones were split (the audit schema into embedded SQL, the
+// language server's dispatch and the metrics into tables, the serve
+// command, the render's stages, the checks' and template errors'
+// explanations, the flow YAML reader) none is, and maxLongFuncs is how
+// many are now: it never goes up. A function that grows past 80 lines is
+// split where its parts have names of their own.
 const (
 	maxFuncLines  = 120
 	longFuncLines = 80
-	maxLongFuncs  = 7
+	maxLongFuncs  = 0
 )
 
 // TestFunctionLength: no function of the module is over 120 lines, and
