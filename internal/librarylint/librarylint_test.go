@@ -158,16 +158,7 @@ func TestFindingsOnceForAMisspeltField(t *testing.T) {
 		"templates/typo/examples/b.yaml": {Data: []byte("agent: {name: B}\n")},
 	}
 	lib := load(t, fsys)
-	got, err := Findings(context.Background(), lib, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var errs []string
-	for _, f := range got {
-		if f.Severity == lint.Error {
-			errs = append(errs, f.String())
-		}
-	}
+	errs := findingsWhere(t, lib, func(f lint.Finding) bool { return f.Severity == lint.Error })
 	want := []string{`templates/typo/main.md.tmpl:3:18: error: .agent.nmae: the schema defines no field "nmae" here; did you mean "name"?`}
 	if !slices.Equal(errs, want) {
 		t.Errorf("errors\n  %s\nwant\n  %s", strings.Join(errs, "\n  "), strings.Join(want, "\n  "))
@@ -198,16 +189,7 @@ func TestFindingsOnceForAnOptionalField(t *testing.T) {
 	if err != nil || len(static) != 1 || static[0].Severity != lint.Warning || static[0].Position != "templates/opt/main.md.tmpl:1:10" {
 		t.Fatalf("without the examples: %v, %v", static, err)
 	}
-	got, err := Findings(context.Background(), lib, t.TempDir(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var at []string
-	for _, f := range got {
-		if f.Kind == lint.KindLint {
-			at = append(at, f.String())
-		}
-	}
+	at := findingsWhere(t, lib, func(f lint.Finding) bool { return f.Kind == lint.KindLint })
 	if len(at) != 1 || !strings.HasPrefix(at[0], "templates/opt/main.md.tmpl:1:10: error: example a: .team: this input has no field") {
 		t.Errorf("with the examples:\n  %s", strings.Join(at, "\n  "))
 	}
@@ -221,6 +203,23 @@ func load(t *testing.T, fsys fstest.MapFS) *engine.Library {
 		t.Fatal(err)
 	}
 	return lib
+}
+
+// findingsWhere are the findings on lib, its examples rendered, that keep
+// keeps, as text.
+func findingsWhere(t *testing.T, lib *engine.Library, keep func(lint.Finding) bool) []string {
+	t.Helper()
+	got, err := Findings(context.Background(), lib, t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, f := range got {
+		if keep(f) {
+			out = append(out, f.String())
+		}
+	}
+	return out
 }
 
 // TestCoverageFindings: each branch no example takes is a warning of kind
