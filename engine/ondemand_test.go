@@ -28,10 +28,7 @@ func TestOnDemandReadsTheVariantItRenders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := lib.Variant("memo")
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := variantOf(t, lib, "memo")
 	in, err := v.Example("basic")
 	if err != nil {
 		t.Fatal(err)
