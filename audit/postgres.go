@@ -213,6 +213,25 @@ func (postgresBackend) write(ctx context.Context, db *sql.DB, recs []*record, ti
 	})
 }
 
+// provenances adds the provenance columns of n prompts rows: library,
+// short, variant and version.
+func (p *params) provenances(n int, at func(i int) engine.Provenance) {
+	p.texts(n, func(i int) string { return at(i).Library })
+	p.texts(n, func(i int) string { return at(i).Short })
+	p.texts(n, func(i int) string { return at(i).Variant })
+	p.texts(n, func(i int) string { return at(i).Version })
+}
+
+// origins adds the origin columns of n prompts rows: label, commit,
+// input, max tokens and tokens.
+func (p *params) origins(n int, at func(i int) origin) {
+	p.texts(n, func(i int) string { return at(i).label })
+	p.texts(n, func(i int) string { return at(i).commit })
+	p.texts(n, func(i int) string { return at(i).input })
+	p.int8s(n, func(i int) int64 { return at(i).maxTokens })
+	p.texts(n, func(i int) string { return at(i).tokens })
+}
+
 // queuePrompts inserts the prompts of rows, and the parts of those that
 // no other transaction stored first, in one statement.
 func queuePrompts(batch *pgconn.Batch, rows []batchRow) {
@@ -231,18 +250,11 @@ func queuePrompts(batch *pgconn.Batch, rows []batchRow) {
 	p.texts(n, func(i int) string { return metas[i].sha256 })
 	p.int8s(n, func(i int) int64 { return rows[i].node.size })
 	p.texts(n, func(i int) string { return metas[i].variant })
-	p.texts(n, func(i int) string { return metas[i].prov.Library })
-	p.texts(n, func(i int) string { return metas[i].prov.Short })
-	p.texts(n, func(i int) string { return metas[i].prov.Variant })
-	p.texts(n, func(i int) string { return metas[i].prov.Version })
+	p.provenances(n, func(i int) engine.Provenance { return metas[i].prov })
 	p.texts(n, func(i int) string { return rows[i].rec.when })
 	p.texts(n, func(i int) string { return metas[i].budget })
 	p.texts(n, func(i int) string { return rows[i].sig })
-	p.texts(n, func(i int) string { return metas[i].origin.label })
-	p.texts(n, func(i int) string { return metas[i].origin.commit })
-	p.texts(n, func(i int) string { return metas[i].origin.input })
-	p.int8s(n, func(i int) int64 { return metas[i].origin.maxTokens })
-	p.texts(n, func(i int) string { return metas[i].origin.tokens })
+	p.origins(n, func(i int) origin { return metas[i].origin })
 	k := len(parts)
 	p.texts(k, func(i int) string { return parts[i].hash })
 	p.int4s(k, func(i int) int32 { return parts[i].seq })
@@ -317,18 +329,11 @@ func queueTops(batch *pgconn.Batch, recs []*record) {
 	p.texts(n, func(i int) string { return tops[i].top.hash })
 	p.texts(n, func(i int) string { return tops[i].sha256 })
 	p.texts(n, func(i int) string { return tops[i].variant })
-	p.texts(n, func(i int) string { return tops[i].prov.Library })
-	p.texts(n, func(i int) string { return tops[i].prov.Short })
-	p.texts(n, func(i int) string { return tops[i].prov.Variant })
-	p.texts(n, func(i int) string { return tops[i].prov.Version })
+	p.provenances(n, func(i int) engine.Provenance { return tops[i].prov })
 	p.texts(n, func(i int) string { return tops[i].budget })
 	p.texts(n, func(i int) string { return tops[i].when })
 	p.texts(n, func(i int) string { return sigs[i] })
-	p.texts(n, func(i int) string { return tops[i].origin.label })
-	p.texts(n, func(i int) string { return tops[i].origin.commit })
-	p.texts(n, func(i int) string { return tops[i].origin.input })
-	p.int8s(n, func(i int) int64 { return tops[i].origin.maxTokens })
-	p.texts(n, func(i int) string { return tops[i].origin.tokens })
+	p.origins(n, func(i int) origin { return tops[i].origin })
 	p.queue(batch, `WITH t(hash, sha256, variant, library, library_short, variant_hash, version, budget, recorded, signature,
 			label, git_commit, input, max_tokens, token_encoding) AS (
 		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[],
