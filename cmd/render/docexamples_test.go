@@ -98,35 +98,46 @@ func TestShellExamplesInTheDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ran := 0
+	// A block that calls a server (curl to the loopback) and starts none
+	// runs after the doc's previous block, which starts it, in the same
+	// shell and the same subtest.
+	type run struct{ before, b shellBlock }
+	var runs []run
 	for _, doc := range docsWithExamples(t) {
-		var prev shellBlock
 		for _, b := range shellBlocks(t, doc) {
-			name := docName(b)
 			if b.reason != "" {
-				t.Logf("%s: not run: %s", name, b.reason)
+				t.Logf("%s: not run: %s", docName(b), b.reason)
 				if err := ranByCI(b); err != nil {
-					t.Errorf("%s is not run here (%s), and %v", name, b.reason, err)
+					t.Errorf("%s is not run here (%s), and %v", docName(b), b.reason, err)
 				}
 				continue
 			}
-			ran++
-			// A block that calls a server (curl to the loopback) and
-			// starts none runs after the doc's previous block, which
-			// starts it, in the same shell.
-			var before shellBlock
-			if strings.Contains(b.text, "http://127.0.0.1:") && !strings.Contains(b.text, "render serve") {
-				before = prev
+			n := len(runs)
+			if strings.Contains(b.text, "http://127.0.0.1:") && !strings.Contains(b.text, "render serve") &&
+				n > 0 && runs[n-1].b.doc == doc && runs[n-1].before.text == "" {
+				runs[n-1] = run{before: runs[n-1].b, b: b}
+				continue
 			}
-			prev = b
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				runShellBlock(t, bin, prelude, before, b)
-			})
+			runs = append(runs, run{b: b})
 		}
 	}
-	if ran == 0 {
+	if len(runs) == 0 {
 		t.Fatal("no shell example ran")
+	}
+	library := scratchLibrary(t)
+	for _, r := range runs {
+		name := docName(r.b)
+		if r.before.text != "" {
+			name = docName(r.before) + "," + itoa(r.b.line)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.CopyFS(dir, os.DirFS(library)); err != nil {
+				t.Fatal(err)
+			}
+			runShellBlock(t, dir, bin, prelude, r.before, r.b)
+		})
 	}
 }
 
@@ -136,9 +147,8 @@ func docName(b shellBlock) string {
 }
 
 // runShellBlock runs block b, after block before if it has one, with
-// bash -e -o pipefail in a scratch copy of the library.
-func runShellBlock(t *testing.T, bin, prelude string, before, b shellBlock) {
-	dir := scratchLibrary(t)
+// bash -e -o pipefail in dir, a scratch copy of the library.
+func runShellBlock(t *testing.T, dir, bin, prelude string, before, b shellBlock) {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "PROMPTSMITH_") || strings.HasPrefix(kv, testpostgres.Env+"=") {
@@ -298,7 +308,8 @@ func firstExample(t *testing.T, variant string) string {
 }
 
 // scratchLibrary is a copy of the repository's library (templates,
-// schemas, golden files) in a git repository whose branch main holds it.
+// schemas, golden files) in a git repository whose branch main holds it,
+// with the files the examples name; each example runs in a copy of it.
 func scratchLibrary(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()

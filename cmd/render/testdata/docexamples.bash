@@ -26,30 +26,32 @@ docs_failed() {
 }
 trap 'docs_failed $? $LINENO' ERR
 
-# docs_path maps an argument naming /srv or /run/secrets (or --flag=that)
-# into HOME.
-docs_path() {
-  case $1 in
-  /srv/* | /run/secrets/*) printf '%s' "$HOME$1" ;;
-  --*=/srv/* | --*=/run/secrets/*) printf '%s' "${1%%=*}=$HOME${1#*=}" ;;
-  *) printf '%s' "$1" ;;
-  esac
+# docs_map sets docs_args to its arguments, each that names /srv or
+# /run/secrets (or --flag=that) put into HOME.
+docs_map() {
+  docs_args=()
+  local a
+  for a in "$@"; do
+    case $a in
+    /srv/* | /run/secrets/*) a=$HOME$a ;;
+    --*=/srv/* | --*=/run/secrets/*) a=${a%%=*}=$HOME${a#*=} ;;
+    esac
+    docs_args+=("$a")
+  done
 }
 
 render() {
-  local args=() a
-  for a in "$@"; do args+=("$(docs_path "$a")"); done
+  docs_map "$@"
   if [ "${1-}" = serve ]; then
-    docs_serve "${args[@]}"
+    docs_serve "${docs_args[@]}"
   else
-    command render "${args[@]}"
+    command render "${docs_args[@]}"
   fi
 }
 
 git() {
-  local args=() a
-  for a in "$@"; do args+=("$(docs_path "$a")"); done
-  command git "${args[@]}"
+  docs_map "$@"
+  command git "${docs_args[@]}"
 }
 
 curl() {
