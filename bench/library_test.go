@@ -14,6 +14,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/funcs"
 	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/internal/schema"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"gopkg.in/yaml.v3"
@@ -214,7 +215,7 @@ func TestDelegationBareIsThePrompt(t *testing.T) {
 			t.Fatalf("%s: %v", ps.name, err)
 		}
 		if got := buf.String(); got != res.Text {
-			at := firstDiff(got, res.Text)
+			at := phrase.CommonPrefixLen(got, res.Text)
 			t.Errorf("%s: bare differs from the pipeline at byte %d: %s, want %s", ps.name, at, excerpt(got, at), excerpt(res.Text, at))
 		}
 	}
@@ -326,7 +327,7 @@ func TestFormatsRenderAlike(t *testing.T) {
 			t.Fatalf("%s as YAML: %v", f.name, err)
 		}
 		if j.Text != y.Text {
-			t.Errorf("%s: YAML and JSON render differently from byte %d", f.name, firstDiff(j.Text, y.Text))
+			t.Errorf("%s: YAML and JSON render differently from byte %d", f.name, phrase.CommonPrefixLen(j.Text, y.Text))
 		}
 		if bytes.HasPrefix(bytes.TrimSpace(f.yaml), []byte("{")) {
 			t.Errorf("%s: the YAML form is JSON", f.name)

@@ -17,6 +17,7 @@ import (
 	"github.com/google/dotprompt/go/dotprompt"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/internal/schema"
 	"github.com/santhosh-tekuri/jsonschema/v5"
 	"github.com/yuin/goldmark"
@@ -306,7 +307,7 @@ func TestPeersEquivalent(t *testing.T) {
 	check := func(name, got string) {
 		if got != p.expected {
 			t.Errorf("%s: the prompt differs from expected.md (%d bytes, want %d) from byte %d:\n%s",
-				name, len(got), len(p.expected), firstDiff(got, p.expected), excerpt(got, firstDiff(got, p.expected)))
+				name, len(got), len(p.expected), phrase.CommonPrefixLen(got, p.expected), excerpt(got, phrase.CommonPrefixLen(got, p.expected)))
 		}
 	}
 	check("bare", buf.String())
@@ -349,16 +350,6 @@ func TestUniqueRuleRuns(t *testing.T) {
 	if _, err := p.renderPromptsmithUnique(); err == nil {
 		t.Error("promptsmith+unique: two skills of one name were accepted")
 	}
-}
-
-func firstDiff(a, b string) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
 }
 
 func excerpt(s string, at int) string {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/internal/pointer"
 	"github.com/promptsmith/promptsmith/internal/schema"
 )
@@ -139,7 +140,7 @@ func compareBreakpoints(base, res *Result) []BreakpointProof {
 		}
 		bp := BreakpointProof{Section: b.Section, End: b.End, Differs: -1}
 		if was != now {
-			at := commonPrefix(was, now)
+			at := phrase.CommonPrefixLen(was, now)
 			bp.Differs = at
 			bp.Was, bp.Now = excerpt(was, at), excerpt(now, at)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/promptsmith/promptsmith/engine/internal/budget"
 	"github.com/promptsmith/promptsmith/internal/input"
 	"github.com/promptsmith/promptsmith/internal/manifest"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 )
 
 // BudgetReport says how a prompt was fitted to its budget.
@@ -126,7 +127,7 @@ func (v *Variant) fit(ctx context.Context, set *execSet, doc *input.Document, id
 	}
 	final := memo[k]
 	rep := &BudgetReport{MaxTokens: ro.maxTokens, Tokens: final.tokens, FullTokens: full.tokens,
-		StablePrefix: commonPrefix(full.res.Text, final.res.Text)}
+		StablePrefix: phrase.CommonPrefixLen(full.res.Text, final.res.Text)}
 	// Tokens saved per unit: the count before the unit's first cut less the
 	// count after its last, in the order the cuts were made.
 	cut := plan.Apply(k)
@@ -197,16 +198,6 @@ func firstFit(saved []int, need, from, to int) int {
 	}
 	i, _ := slices.BinarySearch(saved[from:to+1], need)
 	return min(from+i, to)
-}
-
-func commonPrefix(a, b string) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
 }
 
 // tooSmallHint says what to do about a budget no fit meets: with every

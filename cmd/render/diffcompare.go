@@ -13,6 +13,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/tokens"
 )
 
@@ -420,7 +421,7 @@ func (r *diffReport) cacheBreakOf(base, head *rendered) *cacheBreak {
 	if strings.HasPrefix(head.text, prefix) && len(head.breakpoints) > 0 && head.breakpoints[len(head.breakpoints)-1].End == last.End {
 		return nil
 	}
-	at := commonPrefixLen(prefix, head.text)
+	at := phrase.CommonPrefixLen(prefix, head.text)
 	cb := &cacheBreak{Byte: at, Token: r.counter.CountTokens(base.text[:at])}
 	for _, s := range base.sections {
 		if at < s.End {
@@ -449,14 +450,4 @@ func (r *diffReport) cacheBreakOf(base, head *rendered) *cacheBreak {
 	}
 	cb.Uncached = max(last.Tokens-kept, 0)
 	return cb
-}
-
-func commonPrefixLen(a, b string) int {
-	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
 }

@@ -1,10 +1,10 @@
 // Package phrase writes the parts of messages that quote what a caller
 // gave: a value quoted and cut to a bounded size, a number of bytes as a
-// person reads it, the known name a typo is nearest to. Errors quote
-// input, and input may be anything: a key of five million characters, a
-// number of a hundred thousand digits. What a message quotes is bounded,
-// so that it never costs more than the mistake is worth, nor echoes an
-// attacker's bytes back in full.
+// person reads it, the known name a typo is nearest to, the byte at which
+// two texts part. Errors quote input, and input may be anything: a key of
+// five million characters, a number of a hundred thousand digits. What a
+// message quotes is bounded, so that it never costs more than the mistake
+// is worth, nor echoes an attacker's bytes back in full.
 package phrase
 
 import (
@@ -115,4 +115,17 @@ func GoKind(t string) string {
 		return "float"
 	}
 	return ""
+}
+
+// CommonPrefixLen is the length of the prefix a and b share: the byte at
+// which two texts part, which a message names ("differs at byte N") and a
+// cache report counts as the stable prefix of two renders.
+func CommonPrefixLen(a, b string) int {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }

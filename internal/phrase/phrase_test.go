@@ -43,3 +43,14 @@ func TestGoKind(t *testing.T) {
 		}
 	}
 }
+
+func TestCommonPrefixLen(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{{"", "", 0}, {"abc", "abc", 3}, {"abc", "abd", 2}, {"ab", "abc", 2}, {"abc", "", 0}, {"x", "y", 0}} {
+		if got := CommonPrefixLen(c.a, c.b); got != c.want {
+			t.Errorf("CommonPrefixLen(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}

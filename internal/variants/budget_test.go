@@ -11,6 +11,7 @@ import (
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/input"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/internal/pointer"
 	"github.com/promptsmith/promptsmith/tokens"
 )
@@ -203,7 +204,7 @@ func TestBudgetPrefixIsStable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared := firstDifference(a.Text, b.Text)
+	shared := phrase.CommonPrefixLen(a.Text, b.Text)
 	// The extra memories are the oldest, cut first: both prompts show the
 	// same memories, and differ only after the last of them, where the
 	// memories block says how many it leaves out.

@@ -89,14 +89,3 @@ func schemaValue(t testing.TB, variant, ptr string) any {
 	}
 	return node
 }
-
-// firstDifference is the length of the prefix a and b share.
-func firstDifference(a, b string) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}

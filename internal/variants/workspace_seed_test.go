@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
@@ -160,7 +161,7 @@ func TestWorkspaceMatchesSeed(t *testing.T) {
 			seedPart, rest := res.Text[:start["approval"]], res.Text[start["approval"]:]
 			if seedPart != want {
 				t.Fatalf("the prompt file, skills and peers differ from the seed's build_system_prompt at byte %d:\ngot  %q\nwant %q",
-					firstDifference(seedPart, want), seedPart, want)
+					phrase.CommonPrefixLen(seedPart, want), seedPart, want)
 			}
 			if res.Text != want+rest {
 				t.Fatal("unreachable: the prompt is not the seed's output followed by the variant's sections")

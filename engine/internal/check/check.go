@@ -108,7 +108,7 @@ func Run(p Prompt, m *manifest.Manifest) (*Report, error) {
 		want, _ := pointer.Lookup(p.Data, vb.Field)
 		got := p.Text[r.Start:r.End]
 		if s, _ := want.(string); s != got {
-			add(name, false, "the text between the markers differs from %s at byte %d", vb.Field, firstDiff(s, got))
+			add(name, false, "the text between the markers differs from %s at byte %d", vb.Field, phrase.CommonPrefixLen(s, got))
 			continue
 		}
 		rep.Regions = append(rep.Regions, r)
@@ -544,14 +544,4 @@ func where(p Prompt, at int, what string) string {
 		msg += fmt.Sprintf(", written by section %s (%s.md.tmpl or the input it shows)", s, s)
 	}
 	return msg
-}
-
-func firstDiff(a, b string) int {
-	n := min(len(a), len(b))
-	for i := 0; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
 }
