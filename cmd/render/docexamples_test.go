@@ -17,6 +17,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 )
 
@@ -90,8 +91,11 @@ func shellBlocks(t *testing.T, doc string) []shellBlock {
 // example that cannot run here says why, visibly, on the line before its
 // block.
 func TestShellExamplesInTheDocs(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("no bash")
+	// The commands the examples run beside render (.ci/run installs them).
+	for _, tool := range []string{"bash", "git", "curl", "openssl", "mkfifo"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			fixture.Missing(t, "the docs' shell examples run "+tool+", which is not installed")
+		}
 	}
 	bin := filepath.Dir(renderBinary(t))
 	prelude, err := filepath.Abs("testdata/docexamples.bash")
