@@ -77,14 +77,7 @@ func TestOnDemandIsTheSameLibrary(t *testing.T) {
 		t.Fatalf("variants %v on demand, %v at once", lazy.Names(), eager.Names())
 	}
 	for _, name := range eager.Names() {
-		ve, err := eager.Variant(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vl, err := lazy.Variant(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ve, vl := variantOf(t, eager, name), variantOf(t, lazy, name)
 		for _, ex := range ve.Examples() {
 			in, _ := ve.Example(ex)
 			a, err := ve.Render(context.Background(), in)
