@@ -243,10 +243,16 @@ var selfReferential = map[string]func() error{
 		}
 		return errors.New("internal/variants has no benchmark")
 	},
-	// .ci/run is CI itself: it is there, and bash reads it.
+	// .ci/run is CI itself: bash reads it, and it runs what the README
+	// says it runs (gofmt, go vet, go test -race).
 	"bash .ci/run": func() error {
 		if out, err := exec.Command("bash", "-n", "../../.ci/run").CombinedOutput(); err != nil {
 			return fmt.Errorf("bash -n .ci/run: %v\n%s", err, out)
+		}
+		for _, command := range []string{"unformatted=$(gofmt -l", "go vet ./...", "go test -race"} {
+			if err := ciRuns(command); err != nil {
+				return err
+			}
 		}
 		return nil
 	},
