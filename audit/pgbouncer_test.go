@@ -26,10 +26,7 @@ import (
 // Debian's pgbouncer runs in front of the test database, on a database of
 // the test's own (PgBouncer refuses search_path at startup).
 func TestThroughPgBouncer(t *testing.T) {
-	base := os.Getenv(testpostgres.Env)
-	if base == "" {
-		t.Skip(testpostgres.Env + " is not set: no PostgreSQL to test against (.ci/run starts one)")
-	}
+	base := testpostgres.Database(t)
 	bin, err := exec.LookPath("pgbouncer")
 	if err != nil {
 		for _, p := range []string{"/usr/sbin/pgbouncer", "/usr/bin/pgbouncer"} {

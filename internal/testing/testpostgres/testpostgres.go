@@ -27,11 +27,7 @@ const Env = "PROMPTSMITH_TEST_POSTGRES"
 // TestMain calls no Main, or the binaries are missing), but not in CI.
 func Schema(t testing.TB, prefix string) string {
 	t.Helper()
-	base := os.Getenv(Env)
-	if base == "" {
-		fixture.Missing(t, Env+" is not set and PostgreSQL's server binaries are missing (Debian: apt-get install postgresql): no PostgreSQL to test against")
-	}
-	waitReady(t)
+	base := Database(t)
 	var r [6]byte
 	rand.Read(r[:])
 	schema := prefix + hex.EncodeToString(r[:])
@@ -52,6 +48,19 @@ func Schema(t testing.TB, prefix string) string {
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// Database is the URL of the database Env names, once it accepts
+// connections (Main's cluster starts while the first tests run). It skips
+// the test when Env is unset, but not in CI.
+func Database(t testing.TB) string {
+	t.Helper()
+	base := os.Getenv(Env)
+	if base == "" {
+		fixture.Missing(t, Env+" is not set and PostgreSQL's server binaries are missing (Debian: apt-get install postgresql): no PostgreSQL to test against")
+	}
+	waitReady(t)
+	return base
 }
 
 // redacted is the URL s without its password, for messages.
