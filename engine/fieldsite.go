@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -323,9 +324,6 @@ func (v *Variant) engineName(name string) bool {
 // rootNames lists the names the whole input has: the schema's properties
 // and the engine's own.
 func (v *Variant) rootNames(root schema.Node) []string {
-	names := root.Names()
-	for name := range v.manifest.IDs {
-		names = append(names, name)
-	}
+	names := append(root.Names(), slices.Sorted(maps.Keys(v.manifest.IDs))...)
 	return append(names, "budget")
 }

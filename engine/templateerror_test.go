@@ -106,6 +106,14 @@ func TestFieldMistakes(t *testing.T) {
 			hints: []string{"the schema has no such property: add it to properties in schemas/note.schema.json",
 				`the fields of the input are: admin, body, items, refs, style, tags, title, note_id, budget`,
 				`read it with {{ if hasKey . "preferredLanguage" }} unless it is required or has a "default"`}},
+		{name: "no such property, with ids", change: func(f fstest.MapFS) {
+			items("{{ .preferredLanguage }}")(f)
+			m := string(f["templates/note/prompt.yaml"].Data)
+			f["templates/note/prompt.yaml"].Data = []byte(strings.Replace(m, "  note_id:", "  zeta_id: {of: [/title], prefix: \"z-\", length: 8}\n  alpha_id: {of: [/title], prefix: \"a-\", length: 8}\n  note_id:", 1))
+		}, input: "title: T\n",
+			// the manifest's ids in the order of their names, whatever a map's
+			pos:   "templates/note/items.md.tmpl:1:4",
+			hints: []string{`the fields of the input are: admin, body, items, refs, style, tags, title, alpha_id, note_id, zeta_id, budget`}},
 		{name: "no such property after a variable", change: items("{{ $a := . }}{{ $a.preferredLanguage }}"), input: "title: T\n",
 			pos:   "templates/note/items.md.tmpl:1:19",
 			hints: []string{`read it with {{ if hasKey $a "preferredLanguage" }}`}},
