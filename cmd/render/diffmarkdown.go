@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"strings"
+
+	"github.com/promptsmith/promptsmith/internal/funcs"
 )
 
 // markdown renders the report as a pull-request comment: a summary line,
@@ -76,7 +78,7 @@ func (r *diffReport) markdown() string {
 		if left > 0 {
 			fmt.Fprintf(&b, "Besides %d %s shown above:\n\n", left, plural(left, "hunk", "hunks"))
 		}
-		fence := fenceFor(diff)
+		fence := funcs.Fence(diff)
 		fmt.Fprintf(&b, "<details><summary>diff</summary>\n\n%sdiff\n%s%s\n\n</details>\n", fence, diff, fence)
 	}
 	return b.String()
@@ -98,7 +100,7 @@ func writeRepeated(b *strings.Builder, repeated []repeatedHunk) map[string]bool 
 		for i, p := range h.in {
 			titles[i] = p.title()
 		}
-		fence := fenceFor(h.body)
+		fence := funcs.Fence(h.body)
 		fmt.Fprintf(b, "\nIn %d prompts: %s\n\n%sdiff\n%s%s\n", len(h.in), strings.Join(titles, ", "), fence, h.body, fence)
 	}
 	return shared
@@ -192,19 +194,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// fenceFor is a backtick fence longer than any run of backticks in text,
-// so that a prompt holding a code block cannot end the diff's.
-func fenceFor(text string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(text); i++ {
-		if text[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	return strings.Repeat("`", max(3, longest+1))
 }

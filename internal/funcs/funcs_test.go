@@ -177,10 +177,10 @@ func TestTextFunctions(t *testing.T) {
 			t.Errorf("%s: %q, want %q", name, got, c[1])
 		}
 	}
-	if got := fence("a ``` b ```` c"); got != "`````" {
+	if got := Fence("a ``` b ```` c"); got != "`````" {
 		t.Errorf("fence: %q", got)
 	}
-	if got := fence("plain"); got != "```" {
+	if got := Fence("plain"); got != "```" {
 		t.Errorf("fence: %q", got)
 	}
 	if got := mdCell("a | b\nc"); got != `a \| b c` {

@@ -20,7 +20,7 @@ func textFuncs() []Func {
 			Doc: "TEXT without a leading YAML frontmatter block (--- ... ---), as a SKILL.md file has",
 			Examples: []Example{{Data: `{"skill": "---\nname: x\n---\n\nDo this."}`,
 				Template: `{{ stripFrontmatter .skill }}`, Output: "Do this."}}},
-		{Name: "fence", Namespace: "text", Signature: "fence TEXT", Fn: fence,
+		{Name: "fence", Namespace: "text", Signature: "fence TEXT", Fn: Fence,
 			Doc: "a backtick fence longer than any run of backticks in TEXT, so that TEXT can be shown as a code block",
 			Examples: []Example{{Data: "{\"code\": \"a ``` b\"}",
 				Template: `{{ $f := fence .code }}{{ $f }}` + "\n" + `{{ .code }}` + "\n" + `{{ $f }}`, Output: "````\na ``` b\n````"}}},
@@ -114,8 +114,10 @@ func stripFrontmatter(s string) string {
 	return s // no closing fence: not frontmatter
 }
 
-// fence returns a backtick fence longer than any run of backticks in s.
-func fence(s string) string {
+// Fence is a backtick fence longer than any run of backticks in s, so that
+// s shown as a code block cannot end it: the templates' fence, and the
+// fences of render diff's Markdown around prompts that hold code blocks.
+func Fence(s string) string {
 	longest, run := 0, 0
 	for i := 0; i < len(s); i++ {
 		if s[i] == '`' {
