@@ -278,6 +278,21 @@ func Root(dir string) (string, error) {
 	return root, nil
 }
 
+// IsWorkingCopy reports whether dir holds a library working copy: a
+// schemas/ folder and a templates/ folder with at least one variant
+// (templates/<variant>/prompt.yaml). It is what a tool that is given no
+// folder looks for, so that render and the language server find the same
+// library from the same place.
+func IsWorkingCopy(dir string) bool {
+	for _, sub := range []string{"templates", "schemas"} {
+		if st, err := os.Stat(filepath.Join(dir, sub)); err != nil || !st.IsDir() {
+			return false
+		}
+	}
+	manifests, _ := filepath.Glob(filepath.Join(dir, "templates", "*", "prompt.yaml"))
+	return len(manifests) > 0
+}
+
 // LoadDir loads an author's working copy (see Root). It reads through an
 // os.Root, so that nothing outside the library folder is ever read: a
 // symbolic link that leads out of it (an example linked to /etc/passwd, a

@@ -98,7 +98,7 @@ func (a *app) useWorkingCopy(cmd *cobra.Command) {
 // least one variant (templates/<variant>/prompt.yaml).
 func findWorkingCopy(dir string) (string, bool) {
 	for {
-		if isWorkingCopy(dir) {
+		if engine.IsWorkingCopy(dir) {
 			return dir, true
 		}
 		parent := filepath.Dir(dir)
@@ -107,16 +107,6 @@ func findWorkingCopy(dir string) (string, bool) {
 		}
 		dir = parent
 	}
-}
-
-func isWorkingCopy(dir string) bool {
-	for _, sub := range []string{"templates", "schemas"} {
-		if st, err := os.Stat(filepath.Join(dir, sub)); err != nil || !st.IsDir() {
-			return false
-		}
-	}
-	manifests, _ := filepath.Glob(filepath.Join(dir, "templates", "*", "prompt.yaml"))
-	return len(manifests) > 0
 }
 
 // workingCopy loads the library and names the folder that holds it, where

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // localPath is the folder or file a file URI names.
@@ -31,7 +33,7 @@ func findLibrary(dir string) (string, bool) {
 		return "", false
 	}
 	for d := abs; ; d = filepath.Dir(d) {
-		if isLibrary(d) {
+		if engine.IsWorkingCopy(d) {
 			return d, true
 		}
 		if filepath.Dir(d) == d {
@@ -48,7 +50,7 @@ func findLibrary(dir string) (string, bool) {
 					continue
 				}
 				sub := filepath.Join(d, e.Name())
-				if isLibrary(sub) {
+				if engine.IsWorkingCopy(sub) {
 					return sub, true
 				}
 				next = append(next, sub)
@@ -57,16 +59,6 @@ func findLibrary(dir string) (string, bool) {
 		level = next
 	}
 	return "", false
-}
-
-func isLibrary(dir string) bool {
-	for _, sub := range []string{"templates", "schemas"} {
-		if st, err := os.Stat(filepath.Join(dir, sub)); err != nil || !st.IsDir() {
-			return false
-		}
-	}
-	manifests, _ := filepath.Glob(filepath.Join(dir, "templates", "*", "prompt.yaml"))
-	return len(manifests) > 0
 }
 
 // setRoot serves the library at root, read through an os.Root so that
