@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -15,7 +16,7 @@ import (
 // listed with its error and answers 500 naming it, while the others render.
 func TestBrokenVariant(t *testing.T) {
 	t.Parallel()
-	dir := libraryCopy(t)
+	dir := fixture.LibraryCopy(t)
 	os.WriteFile(filepath.Join(dir, "templates", "squad", "task.md.tmpl"), []byte("{{ if .task }}unclosed\n"), 0o644)
 	lib := loadWorkingCopy(t, dir)
 	ts := httptest.NewServer(server.New(lib))

@@ -22,22 +22,11 @@ import (
 	"github.com/promptsmith/promptsmith/server"
 )
 
-// libraryCopy copies the embedded library into a folder of the test's,
-// where the test may break it.
-func libraryCopy(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, promptsmith.FS()); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // workingCopy copies the embedded library and the repository's golden
 // files into a folder, as an author's working copy holds them.
 func workingCopy(t *testing.T) string {
 	t.Helper()
-	dir := libraryCopy(t)
+	dir := fixture.LibraryCopy(t)
 	if err := os.CopyFS(filepath.Join(dir, "testdata", "golden"), os.DirFS(filepath.Join("..", "testdata", "golden"))); err != nil {
 		t.Fatal(err)
 	}

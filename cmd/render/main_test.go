@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	_ "github.com/promptsmith/promptsmith/internal/testing/goldentest" // registers -update for go test ./... -update
 )
@@ -193,7 +192,7 @@ func TestOutputIsAtomic(t *testing.T) {
 // heading check: exit 1, the report on stderr, nothing written.
 func TestCheckFailure(t *testing.T) {
 	t.Parallel()
-	dir := copyLibrary(t)
+	dir := fixture.LibraryCopy(t)
 	replaceInFile(t, filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl"), fixture.Heading(t, "delegation", 4), "## Tools")
 	out := filepath.Join(t.TempDir(), "p.md")
 	r := runCLI(t, validInput, "delegation", "-i", "-", "--templates", dir, "-o", out)
@@ -213,7 +212,7 @@ func TestCheckFailure(t *testing.T) {
 // file and line the author edits.
 func TestTemplateErrorsNameTheAuthorsFile(t *testing.T) {
 	t.Parallel()
-	dir := copyLibrary(t)
+	dir := fixture.LibraryCopy(t)
 	tmpl := filepath.Join(dir, "templates", "delegation", "details.md.tmpl")
 	replaceInFile(t, tmpl, "## Delegation Details\n", "## Delegation Details\n\n{{ .delegation.no_such_field }}\n")
 	r := runCLI(t, validInput, "delegation", "-i", "-", "--templates", dir)
@@ -226,16 +225,6 @@ func TestTemplateErrorsNameTheAuthorsFile(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, filepath.Join("delegation", "details.md.tmpl")+":1") {
 		t.Fatalf("parse error: exit %d, stderr %s", r.code, r.stderr)
 	}
-}
-
-// copyLibrary writes the embedded library to a temporary working copy.
-func copyLibrary(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, promptsmith.FS()); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 func TestAuditChain(t *testing.T) {

@@ -274,7 +274,7 @@ func startInProcessServe(t *testing.T, dir string) (string, *fixture.SyncBuffer)
 func TestPreviewFollowsEdits(t *testing.T) {
 	t.Parallel()
 	chromiumPath(t)
-	dir := copyLibrary(t)
+	dir := fixture.LibraryCopy(t)
 	if err := os.CopyFS(filepath.Join(dir, "testdata", "golden"), os.DirFS(filepath.Join("..", "..", "testdata", "golden"))); err != nil {
 		t.Fatal(err)
 	}

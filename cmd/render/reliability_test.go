@@ -3,13 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // The command line's half of the reliability suite: what -o leaves behind,
@@ -21,7 +22,7 @@ import (
 // and the file is left as it was.
 func TestCheckFailureLeavesOutputAlone(t *testing.T) {
 	t.Parallel()
-	dir := copyLibrary(t)
+	dir := fixture.LibraryCopy(t)
 	replaceInFile(t, filepath.Join(dir, "templates", "delegation", "tooling.md.tmpl"), fixture.Heading(t, "delegation", 4), "## Tools")
 	out := filepath.Join(t.TempDir(), "report.txt")
 	if err := os.WriteFile(out, []byte("the last good report\n"), 0o644); err != nil {

@@ -26,7 +26,7 @@ import (
 // is served, a broken one is reported and the last good library kept.
 func TestWatchReloads(t *testing.T) {
 	t.Parallel()
-	dir := copyLibrary(t)
+	dir := fixture.LibraryCopy(t)
 	var stderr fixture.SyncBuffer
 	a := &app{stderr: &stderr, templates: dir}
 	lib, err := a.library()

@@ -40,7 +40,7 @@ func resolved(t *testing.T, dir string) string {
 // or write golden files it has none of, and render lint checks it without
 // them.
 func TestWorkingCopyByDefault(t *testing.T) {
-	dir := copyLibrary(t)
+	dir := fixture.LibraryCopy(t)
 	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("../../testdata")); err != nil {
 		t.Fatal(err)
 	}

@@ -246,10 +246,7 @@ func TestReliabilityLibraryFolderIsAllThatIsRead(t *testing.T) {
 	}
 	for _, link := range []string{"templates/delegation/examples/leak.yaml", "templates/delegation/overview.md.tmpl"} {
 		t.Run(filepath.Base(link), func(t *testing.T) {
-			dir := t.TempDir()
-			if err := os.CopyFS(dir, promptsmith.FS()); err != nil {
-				t.Fatal(err)
-			}
+			dir := fixture.LibraryCopy(t)
 			os.Remove(filepath.Join(dir, link))
 			if err := os.Symlink(secret, filepath.Join(dir, link)); err != nil {
 				t.Skip("no symbolic links here:", err)
@@ -280,8 +277,7 @@ func TestReliabilityLibraryFolderIsAllThatIsRead(t *testing.T) {
 			}
 		})
 	}
-	dir := t.TempDir()
-	os.CopyFS(dir, promptsmith.FS())
+	dir := fixture.LibraryCopy(t)
 	if err := os.Symlink("minimal.yaml", filepath.Join(dir, "templates/delegation/examples/again.yaml")); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}

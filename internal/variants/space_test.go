@@ -554,10 +554,7 @@ func TestSpaceRefusals(t *testing.T) {
 func TestSpaceCheckKeepsDelegateToAgentFromNonAdmins(t *testing.T) {
 	t.Parallel()
 	tool, adminWords := spaceConditionalRule(t, "forbid"), spaceConditionalRule(t, "require")
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, promptsmith.FS()); err != nil {
-		t.Fatal(err)
-	}
+	dir := fixture.LibraryCopy(t)
 	write := func(file string, edit func(string) string) {
 		t.Helper()
 		p := filepath.Join(dir, "templates", "space", file)
