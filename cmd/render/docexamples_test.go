@@ -376,13 +376,16 @@ func scratchLibrary(t *testing.T) string {
 		}
 	}
 	for _, args := range [][]string{
-		{"init", "-q", "-b", "main"},
+		{"init", "-q", "-b", "main", "--template="},
 		{"add", "templates", "schemas", "testdata"},
 		{"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "library"},
 		{"tag", "v1.4"},
 		{"tag", "v1.5"},
 		{"tag", "prod"},
-		{"clone", "-q", "--bare", ".", "srv/prompts.git"},
+		// In one pack, without hooks' samples: each example copies it.
+		{"repack", "-a", "-d", "-q"},
+		{"prune-packed"},
+		{"clone", "-q", "--bare", "--template=", ".", "srv/prompts.git"},
 	} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)

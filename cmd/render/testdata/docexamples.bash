@@ -15,7 +15,7 @@
 
 docs_servers=()
 declare -A docs_ports=()
-trap 'for docs_pid in "${docs_servers[@]}"; do kill -9 "$docs_pid" 2>/dev/null || true; done' EXIT
+trap 'for docs_pid in "${docs_servers[@]}"; do kill -9 "$docs_pid" 2>/dev/null || true; done; wait' EXIT
 # A command that fails names its line of the example (of the outermost
 # call, when it fails in one of the functions below).
 set -E
