@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // deskLibrary is a library of one variant whose prompt is an intro, the
 // time and a task; cache is its manifest's cache: entry.
 func deskLibrary(t *testing.T, cache string) string {
 	t.Helper()
-	return writeFiles(t, map[string]string{
+	return fixture.WriteFiles(t, map[string]string{
 		"schemas/desk.schema.json": `{"type": "object", "additionalProperties": false, "required": ["name", "now", "task"], "properties": {
   "name": {"type": "string", "description": "N."},
   "now": {"type": "string", "format": "date-time", "description": "T."},

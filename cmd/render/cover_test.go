@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 const smallSchema = `{"type": "object", "additionalProperties": false, "required": ["title"], "properties": {
@@ -41,7 +43,7 @@ func TestLintReport(t *testing.T) {
 		"templates/broken/main.md.tmpl": "{{ if .title }}\n",
 		"templates/worse/prompt.yaml":   "description: Worse\nsectionz: [main]\n",
 	}
-	dir := writeFiles(t, files)
+	dir := fixture.WriteFiles(t, files)
 	r := runCLI(t, "", "lint", "--templates", dir)
 	got := strings.ReplaceAll(r.stdout, dir+string(filepath.Separator), "")
 	want := `templates/broken/main.md.tmpl:1:1: error: {{if}} opened at templates/broken/main.md.tmpl:1:1 is never closed (add {{ end }} where the if block should end)
@@ -101,7 +103,7 @@ lint: 3 error(s) (3 warning(s)); 3 golden file(s) out of date: run render test
 // golden section starts the output, with no blank line before it.
 func TestLintGoldenFilesOnly(t *testing.T) {
 	t.Parallel()
-	dir := writeFiles(t, map[string]string{
+	dir := fixture.WriteFiles(t, map[string]string{
 		"schemas/ok.schema.json": `{"type": "object", "additionalProperties": false, "required": ["title"],
   "properties": {"title": {"type": "string", "description": "T."}}}`,
 		"templates/ok/prompt.yaml":     "description: OK\nsections: [main]\n",
@@ -142,7 +144,7 @@ func branchy(t *testing.T, examples map[string]string) string {
 	for name, data := range examples {
 		files["templates/branchy/examples/"+name+".yaml"] = data
 	}
-	return writeFiles(t, files)
+	return fixture.WriteFiles(t, files)
 }
 
 // TestTestCover holds what render test --cover adds to render test: each

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/internal/testing/goldentest"
 	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
@@ -17,7 +18,7 @@ import (
 func TestDiffGolden(t *testing.T) {
 	t.Parallel()
 	r := versioned(t)
-	inputs := writeFiles(t, map[string]string{
+	inputs := fixture.WriteFiles(t, map[string]string{
 		"note/long.yaml":    "title: Groceries\nitems: [milk, eggs, bread]\n",
 		"todo/dishes.json":  `{"task": "dishes"}`,
 		"note/untitled.yml": "title: ''\n",
@@ -72,8 +73,8 @@ func TestDiffNoChange(t *testing.T) {
 func TestDiffErrors(t *testing.T) {
 	t.Parallel()
 	r := versioned(t)
-	inputs := writeFiles(t, map[string]string{"ghost/a.yaml": "x: 1\n"})
-	bad := writeFiles(t, map[string]string{"note/wrong.yaml": "titel: typo\n"})
+	inputs := fixture.WriteFiles(t, map[string]string{"ghost/a.yaml": "x: 1\n"})
+	bad := fixture.WriteFiles(t, map[string]string{"note/wrong.yaml": "titel: typo\n"})
 	for _, c := range []struct {
 		args []string
 		want string

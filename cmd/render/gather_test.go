@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
@@ -15,7 +16,7 @@ import (
 // environment variable, a file, git and a bd command that times out quickly.
 func hostLibrary(t *testing.T) string {
 	t.Helper()
-	return writeFiles(t, map[string]string{
+	return fixture.WriteFiles(t, map[string]string{
 		"schemas/host.schema.json": `{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object", "additionalProperties": false, "required": ["name"],

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // tenMistakes is a library of its own in which an author makes the ten
@@ -62,7 +64,7 @@ func tenMistakes() map[string]string {
 // findings is an example's.
 func TestTenMistakes(t *testing.T) {
 	t.Parallel()
-	dir := writeFiles(t, tenMistakes())
+	dir := fixture.WriteFiles(t, tenMistakes())
 	r := runCLI(t, "", "lint", "--templates", dir)
 	got := strings.ReplaceAll(r.stdout, dir+string(filepath.Separator), "")
 	t.Logf("render lint:\n%s", got)

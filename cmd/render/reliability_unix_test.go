@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/internal/labels"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // bigDelegation writes a delegation input whose parent prompt is about
@@ -193,7 +194,7 @@ func TestInputFromADevice(t *testing.T) {
 func TestInputFilesThatArePipes(t *testing.T) {
 	t.Parallel()
 	r := versioned(t)
-	inputs := writeFiles(t, map[string]string{"note/a.yaml": "title: A\n"})
+	inputs := fixture.WriteFiles(t, map[string]string{"note/a.yaml": "title: A\n"})
 	fifo := filepath.Join(inputs, "note", "b.yaml")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("no named pipes here:", err)

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/fstest"
 
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"go.lsp.dev/protocol"
 )
 
@@ -15,17 +15,12 @@ import (
 // example.
 func hostileLibrary(t *testing.T) string {
 	t.Helper()
-	files := fstest.MapFS{
-		"schemas/hostile.schema.json":          {Data: []byte(`{"type": "object"}`)},
-		"templates/hostile/prompt.yaml":        {Data: []byte("schema: hostile\nsections: [body]\n")},
-		"templates/hostile/body.md.tmpl":       {Data: []byte(`{{ define "a" }}{{ if lt . 90000 }}{{ template "a" (add . 1) }}{{ else }}{{ include "a" 0 }}{{ end }}{{ end }}{{ template "a" 0 }}`)},
-		"templates/hostile/examples/some.json": {Data: []byte(`{}`)},
-	}
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, files); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return fixture.WriteFiles(t, map[string]string{
+		"schemas/hostile.schema.json":          `{"type": "object"}`,
+		"templates/hostile/prompt.yaml":        "schema: hostile\nsections: [body]\n",
+		"templates/hostile/body.md.tmpl":       `{{ define "a" }}{{ if lt . 90000 }}{{ template "a" (add . 1) }}{{ else }}{{ include "a" 0 }}{{ end }}{{ end }}{{ template "a" 0 }}`,
+		"templates/hostile/examples/some.json": `{}`,
+	})
 }
 
 // TestLspSurvivesRecursion: rendering an example of a template that calls
