@@ -118,10 +118,7 @@ func TestRenderAtRefErrors(t *testing.T) {
 // running any of them.
 func TestRenderAtRefRunsNothing(t *testing.T) {
 	t.Parallel()
-	r := testrepo.New(t)
-	files := testrepo.NoteLibrary()
-	files[".gitattributes"] = "* filter=evil diff=evil\n"
-	r.CommitFiles("Add the library", files)
+	r := testrepo.FilteredNoteLibrary(t)
 	programs := r.Programs()
 	r.Git("config", "filter.evil.required", "true")
 	r.Write("templates/note/head.md.tmpl", "# Note\n\nedited\n") // a changed file, which git status would clean
@@ -131,10 +128,7 @@ func TestRenderAtRefRunsNothing(t *testing.T) {
 			t.Errorf("render %v: exit %d\n%s", args, got.code, got.stderr)
 		}
 	}
-	if ran := programs.Ran(); len(ran) > 0 {
-		t.Fatalf("rendering at a ref ran a program the repository's configuration names: %v", ran)
-	}
-	programs.CheckPlainGitRuns()
+	programs.CheckNoneRan("rendering at a ref")
 }
 
 // TestAmbiguousRef: --ref and render diff given a name that is both a

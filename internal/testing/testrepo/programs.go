@@ -50,11 +50,15 @@ func (p *Programs) Ran() []os.DirEntry {
 	return ran
 }
 
-// CheckPlainGitRuns fails the test unless plain git status, run in the
-// repository, runs one of the programs: that the repository tests
-// something.
-func (p *Programs) CheckPlainGitRuns() {
+// CheckNoneRan fails the test if any program has run while the test was
+// doing what doing says, then checks that plain git status, run in the
+// repository, does run one: that the repository tests something. Call it
+// after the changes that give git status work (an edited file to clean).
+func (p *Programs) CheckNoneRan(doing string) {
 	p.r.t.Helper()
+	if ran := p.Ran(); len(ran) > 0 {
+		p.r.t.Fatalf("%s ran a program the repository's configuration names: %v", doing, ran)
+	}
 	plain := exec.Command("git", "status", "--short")
 	plain.Dir = p.r.Dir
 	plain.Run() // the fsmonitor's answer is not what git expects: git fails, after running it
