@@ -28,11 +28,17 @@ func TestRefreshUnderLoad(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
+			// A render takes some 20µs: one a millisecond from each
+			// renderer keeps renders running through every refresh
+			// without four renderers spinning on both cores for as long
+			// as the refreshes' git processes take.
+			tick := time.NewTicker(time.Millisecond)
+			defer tick.Stop()
 			for {
 				select {
 				case <-stop:
 					return
-				default:
+				case <-tick.C:
 				}
 				snap, err := reg.Lookup("production", "")
 				if err != nil {
