@@ -89,6 +89,7 @@ func TestSignalMidWriteLeavesNothing(t *testing.T) {
 		t.Fatalf("a plain render: %v %s", err, full)
 	}
 	complete, _ := os.ReadFile(out)
+	changes := dirChanges(t, dir)
 
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		interrupted := 0
@@ -111,6 +112,11 @@ func TestSignalMidWriteLeavesNothing(t *testing.T) {
 					cmd.Process.Signal(sig)
 					werr = <-exited
 					break
+				}
+				select {
+				case <-changes:
+				case werr = <-exited:
+					break watch
 				}
 			}
 			got, _ := os.ReadFile(out)
@@ -246,6 +252,7 @@ func TestGatherStopsOnSIGTERM(t *testing.T) {
 	os.WriteFile(filepath.Join(bdDir, "bd"), []byte("#!/bin/sh\necho $$ > "+started+".tmp\nmv "+started+".tmp "+started+"\nexec sleep 600\n"), 0o755)
 	cmd := exec.Command(bin, "gather", "host", "--templates", lib, "--dir", dir)
 	cmd.Env = append(os.Environ(), "PATH="+bdDir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	changes := dirChanges(t, filepath.Dir(started))
 	stderr, exited := startCommand(t, cmd)
 	for {
 		if _, err := os.Stat(started); err == nil {
@@ -254,7 +261,7 @@ func TestGatherStopsOnSIGTERM(t *testing.T) {
 		select {
 		case err := <-exited:
 			t.Fatalf("gather ended before its probe started: %v\n%s", err, stderr.String())
-		default:
+		case <-changes:
 		}
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
