@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -87,7 +86,7 @@ max_client_conn = 100
 		args = []string{"-u", "postgres", conf}
 	}
 	cmd := exec.Command(bin, args...)
-	var out lockedBuilder
+	var out testfixture.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -144,7 +143,7 @@ func freePort(t *testing.T) int {
 
 // waitForPostgres waits until target answers a query, for at most a
 // minute, or until its server exits; the error shows what it wrote.
-func waitForPostgres(t *testing.T, target string, out *lockedBuilder, exited <-chan struct{}) {
+func waitForPostgres(t *testing.T, target string, out *testfixture.SyncBuffer, exited <-chan struct{}) {
 	t.Helper()
 	db, err := sql.Open("pgx", target)
 	if err != nil {
@@ -168,22 +167,4 @@ func waitForPostgres(t *testing.T, target string, out *lockedBuilder, exited <-c
 			t.Fatalf("%s does not answer: %v\n%s", target, err, out.String())
 		}
 	}
-}
-
-// lockedBuilder collects a process's output, safe to read while it writes.
-type lockedBuilder struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuilder) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuilder) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
