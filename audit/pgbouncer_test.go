@@ -52,7 +52,10 @@ func TestThroughPgBouncer(t *testing.T) {
 	}
 	t.Cleanup(func() { admin.Exec(`DROP DATABASE ` + dbname + ` WITH (FORCE)`) })
 
-	port := freePort(t)
+	port, err := testpostgres.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
 	// pgbouncer refuses to run as root, and runs as postgres: its
 	// configuration is in a folder others may read (t.TempDir's parent is
 	// not), and it logs to standard error.
@@ -128,17 +131,6 @@ max_client_conn = 100
 	if _, err := reader.Get(context.Background(), hashes[0]); err != nil {
 		t.Fatalf("a read-only store through pgbouncer: %v", err)
 	}
-}
-
-// freePort is a loopback TCP port nothing listens on now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // waitForPostgres waits until target answers a query, for at most a

@@ -15,6 +15,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 )
 
 // TestUnreachable: a database that does not answer is waited for; a store
@@ -91,12 +92,10 @@ func TestPendingAuditOpensOnceItAnswers(t *testing.T) {
 // /livez 200, /readyz 503, and a render 503 with Retry-After.
 func TestServeWaitsForItsAuditStore(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0") // a port nobody answers on once closed
+	port, err := testpostgres.FreePort() // a port nobody answers on
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
 	srv := startServe(t, "--audit", fmt.Sprintf("postgres://promptsmith:secret@127.0.0.1:%d/audit?sslmode=disable&connect_timeout=2", port))
 	get := func(path string) *http.Response {
 		resp, err := http.Get("http://" + srv.addr + path)

@@ -172,7 +172,7 @@ func startCluster(tb testing.TB, durability bool) *Cluster {
 // newCluster is a cluster to create in dir (an empty folder) on a free
 // loopback port.
 func newCluster(bin, dir string, durability bool) (*Cluster, error) {
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -278,8 +278,9 @@ func (c *Cluster) start() error {
 // cluster is thrown away.
 func (c *Cluster) stopNow() { c.pgctl("stop", "-m", "immediate").Run() }
 
-// freePort is a loopback port no one listens on now.
-func freePort() (int, error) {
+// FreePort is a loopback port no one listens on now: for a cluster, a
+// pooler in front of one, or a client that must find nobody there.
+func FreePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
