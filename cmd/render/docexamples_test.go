@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -89,7 +88,8 @@ func shellBlocks(t *testing.T, doc string) []shellBlock {
 // PostgreSQL schema of its own there (testpostgres). The lines that run
 // the test suite itself (selfReferential) are checked another way. An
 // example that cannot run here says why, visibly, on the line before its
-// block.
+// block, and names the script of CI that runs it, which must run each of
+// its commands (ranByCI).
 func TestShellExamplesInTheDocs(t *testing.T) {
 	// The commands the examples run beside render (.ci/run installs them).
 	for _, tool := range []string{"bash", "git", "curl", "openssl", "mkfifo"} {
@@ -178,13 +178,11 @@ func runShellBlock(t *testing.T, dir, bin, prelude string, before, b shellBlock)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-e", "-o", "pipefail", "-c", script)
 	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, env, out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// The output goes to a file, not a pipe, so that a server left
 	// running cannot hold the example open; its process group is killed.
+	ownGroup(cmd)
 	err = cmd.Run()
-	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	killGroup(cmd)
 	if err == nil {
 		return
 	}
