@@ -23,7 +23,16 @@ func New(t testing.TB) *Repo {
 		t.Skip("git is not installed")
 	}
 	r := &Repo{t: t, Dir: t.TempDir()}
-	r.Git("init", "-q")
+	// Without git's template: its sample hooks and other files, a score
+	// a repository, were most of the files the tests' repositories made.
+	// Its folders stay, for the tests that put a hook or an info file
+	// there.
+	r.Git("init", "-q", "--template=")
+	for _, dir := range []string{"hooks", "info"} {
+		if err := os.Mkdir(filepath.Join(r.Dir, ".git", dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return r
 }
 
