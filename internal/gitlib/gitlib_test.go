@@ -13,13 +13,12 @@ import (
 	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
-// history is a repository whose note variant says Hello at v1 and Hello
-// again at HEAD, with a line more.
+// history is testrepo.NoteHistory, its first commit tagged v1 as well as
+// prod: the note variant says Hello at v1 and Hello again at HEAD, with a
+// line more.
 func history(t *testing.T) *testrepo.Repo {
-	r := testrepo.New(t)
-	r.CommitFiles("Add the library", testrepo.NoteLibrary())
-	r.Git("tag", "v1")
-	r.CommitFiles("Say more", map[string]string{"templates/note/head.md.tmpl": "# Note\n\n{{ .title }}\n\nSay more.\n"})
+	r := testrepo.NoteHistory(t)
+	r.Git("tag", "v1", "prod")
 	return r
 }
 

@@ -11,21 +11,13 @@ import (
 
 // The note variant's basic example as each commit of history renders it.
 const (
-	helloV1   = "# Note\n\nHello\n\n- one\n- two\n"
-	helloMore = "# Note\n\nHello\n\nSay more.\n\n- one\n- two\n"
+	helloV1   = testrepo.HelloV1
+	helloMore = testrepo.HelloMore
 )
 
-// history is a repository whose branch main has two commits, the first
-// tagged prod: production serves helloV1, staging helloMore.
-func history(t *testing.T) *testrepo.Repo {
-	t.Helper()
-	r := testrepo.New(t)
-	r.CommitFiles("Add the library", testrepo.NoteLibrary())
-	r.Git("branch", "-M", "main")
-	r.Git("tag", "prod")
-	r.CommitFiles("Say more", map[string]string{"templates/note/head.md.tmpl": "# Note\n\n{{ .title }}\n\nSay more.\n"})
-	return r
-}
+// history is testrepo.NoteHistory: production serves helloV1, staging
+// helloMore.
+func history(t *testing.T) *testrepo.Repo { return testrepo.NoteHistory(t) }
 
 // twoLabels is production at the prod tag, staging at main, production
 // the default.
