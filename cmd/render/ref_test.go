@@ -73,12 +73,7 @@ func TestRenderAtRef(t *testing.T) {
 // without a working copy each fail with exit 2 and say what to do.
 func TestRenderAtRefErrors(t *testing.T) {
 	t.Parallel()
-	r := testrepo.New(t)
-	r.CommitFiles("Start", map[string]string{"README.md": "prompts soon\n"})
-	r.Git("tag", "start")
-	r.CommitFiles("Add the library", testrepo.NoteLibrary())
-	r.CommitFiles("Break note", map[string]string{"templates/note/head.md.tmpl": "# Note\n\n{{ .title }\n"})
-	r.Git("tag", "broken")
+	r := testrepo.BrokenNoteHistory(t, "templates/note/head.md.tmpl", "# Note\n\n{{ .title }\n")
 	r.CommitFiles("Mend note", map[string]string{"templates/note/head.md.tmpl": "# Note\n\n{{ .title }}\n"})
 	for _, c := range []struct {
 		name string

@@ -111,18 +111,13 @@ func TestLibraryInAFolder(t *testing.T) {
 // ref, the commit and the file at fault.
 func TestRefErrors(t *testing.T) {
 	t.Parallel()
-	r := testrepo.New(t)
-	r.CommitFiles("Start", map[string]string{"README.md": "nothing yet\n"})
-	r.Git("tag", "empty")
-	r.CommitFiles("Add the library", testrepo.NoteLibrary())
-	r.CommitFiles("Break note", map[string]string{"templates/note/prompt.yaml": "description: A note\nsections: [head, items, missing]\n"})
-	r.Git("tag", "broken")
+	r := testrepo.BrokenNoteHistory(t, "templates/note/prompt.yaml", "description: A note\nsections: [head, items, missing]\n")
 	repo := open(t, r.Dir)
 	ctx := context.Background()
 	for _, c := range []struct{ ref, want string }{
 		{"v9", `unknown ref "v9"`},
 		{"--output=x", `unknown ref "--output=x"`},
-		{"empty", "empty (commit "},
+		{"start", "start (commit "},
 	} {
 		_, err := repo.Tree(ctx, c.ref)
 		if e := engine.AsError(err); e == nil || e.Kind != engine.KindUsage || !strings.Contains(e.Reason, c.want) || len(e.Hints) == 0 {

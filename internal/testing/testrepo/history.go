@@ -22,3 +22,18 @@ func NoteHistory(t testing.TB) *Repo {
 	r.CommitFiles("Say more", map[string]string{"templates/note/head.md.tmpl": "# Note\n\n{{ .title }}\n\nSay more.\n"})
 	return r
 }
+
+// BrokenNoteHistory is a repository of three commits, for tests of what a
+// ref without a library or with a broken one says: one that holds no
+// library (tagged start), NoteLibrary, and one that writes text to file,
+// a file of the note variant (tagged broken).
+func BrokenNoteHistory(t testing.TB, file, text string) *Repo {
+	t.Helper()
+	r := New(t)
+	r.CommitFiles("Start", map[string]string{"README.md": "prompts soon\n"})
+	r.Git("tag", "start")
+	r.CommitFiles("Add the library", NoteLibrary())
+	r.CommitFiles("Break note", map[string]string{file: text})
+	r.Git("tag", "broken")
+	return r
+}
