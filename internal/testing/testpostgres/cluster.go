@@ -24,8 +24,9 @@ const readyEnv = "PROMPTSMITH_TEST_POSTGRES_READY"
 // Main runs a package's tests (m.Run) with a PostgreSQL to test against:
 // the one Env names or, when Env is unset and Debian's server binaries are
 // installed (/usr/lib/postgresql/<version>/bin; .ci/run installs them), a
-// throwaway cluster of the test process's own, in a temporary folder on a
-// free loopback port. The cluster starts while the first tests run (Schema
+// throwaway cluster of the test process's own, in a temporary folder
+// (clusterFolder: shared memory where there is room) on a free loopback
+// port. The cluster starts while the first tests run (Schema
 // waits for it), and is stopped and removed when they end. Call it from
 // TestMain: os.Exit(testpostgres.Main(m)).
 func Main(m *testing.M) int {
@@ -36,7 +37,7 @@ func Main(m *testing.M) int {
 	if bin == "" {
 		return m.Run()
 	}
-	dir, err := os.MkdirTemp("", "promptsmith-pg-")
+	dir, err := clusterFolder("promptsmith-pg-", throwaway)
 	if err != nil {
 		return m.Run()
 	}
@@ -148,7 +149,7 @@ func startCluster(tb testing.TB, durability bool) *Cluster {
 	if bin == "" {
 		fixture.Missing(tb, "PostgreSQL's server binaries are missing (Debian: apt-get install postgresql, in /usr/lib/postgresql/<version>/bin)")
 	}
-	dir, err := os.MkdirTemp("", "promptsmith-pg-cluster-")
+	dir, err := clusterFolder("promptsmith-pg-cluster-", durability)
 	if err != nil {
 		tb.Fatal(err)
 	}
