@@ -3,7 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
@@ -60,17 +59,6 @@ func variantExamples(tb testing.TB, lib *engine.Library, name string) (*engine.V
 	return v, inputs
 }
 
-// parent builds a markdown parent prompt of exactly n bytes, of the kind an
-// orchestrator writes: headings, prose, lists and fenced code.
-func parent(n int) string {
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		fmt.Fprintf(&b, "## Policy %d\n\nAlways run the tests before committing; keep changes small and reviewed. "+
-			"Escalate anything destructive to the parent workspace.\n\n- rule one\n- rule two\n\n```sh\ngo test ./...\n```\n\n", i)
-	}
-	return b.String()[:n]
-}
-
 // delegationInput is the restricted-tools example with a parent prompt of
 // n bytes, as JSON (keys in the example's order). Parents over the
 // manifest's 1 MiB default raise the input's own limit.
@@ -86,7 +74,7 @@ func delegationInput(tb testing.TB, n int) []byte {
 		tb.Fatal(err)
 	}
 	defer doc.Release()
-	doc.Root["parent"].(map[string]any)["prompt"] = parent(n)
+	doc.Root["parent"].(map[string]any)["prompt"] = fixture.ParentPrompt(n)
 	delete(doc.Root["subagent"].(map[string]any), "inherited_policies")
 	if n > 1<<20 {
 		d := doc.Root["delegation"].(map[string]any)

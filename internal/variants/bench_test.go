@@ -21,16 +21,6 @@ import (
 	"github.com/promptsmith/promptsmith/tokens"
 )
 
-// benchParent builds a realistic markdown parent prompt of about n bytes.
-func benchParent(n int) string {
-	var b strings.Builder
-	for i := 0; b.Len() < n; i++ {
-		fmt.Fprintf(&b, "## Policy %d\n\nAlways run the tests before committing; keep changes small and reviewed. "+
-			"Escalate anything destructive to the parent workspace.\n\n- rule one\n- rule two\n\n```sh\ngo test ./...\n```\n\n", i)
-	}
-	return b.String()[:n]
-}
-
 // benchInput is the restricted-tools example with a parent of n bytes, as JSON.
 // With sectionRef its inherited policy names a heading of the parent, which
 // costs a parse of the whole parent to verify.
@@ -43,7 +33,7 @@ func benchInput(b *testing.B, n int, sectionRef bool) []byte {
 	if err := yaml.Unmarshal(data, &in); err != nil {
 		b.Fatal(err)
 	}
-	in["parent"].(map[string]any)["prompt"] = benchParent(n)
+	in["parent"].(map[string]any)["prompt"] = fixture.ParentPrompt(n)
 	sub := in["subagent"].(map[string]any)
 	if sectionRef {
 		sub["inherited_policies"] = []any{map[string]any{"ref": "Policy 0", "note": "applies"}}
