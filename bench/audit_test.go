@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -138,12 +137,11 @@ type serveProc struct {
 // an empty folder, and waits until /readyz answers 200.
 func startServe(b *testing.B, bin string, args ...string) *serveProc {
 	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := testpostgres.FreePort()
 	if err != nil {
 		b.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	cmd := exec.Command(bin, append([]string{"serve", "--addr", addr}, args...)...)
 	cmd.Dir = b.TempDir()
 	for _, kv := range os.Environ() {
