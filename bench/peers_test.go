@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -201,20 +202,11 @@ func (p *peers) renderNaive() (string, error) {
 		return "", err
 	}
 	for _, want := range []string{"Parent Context", "Delegation Failure Handling"} {
-		if !containsString(headings, want) {
+		if !slices.Contains(headings, want) {
 			return "", fmt.Errorf("heading %q missing", want)
 		}
 	}
 	return buf.String(), nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // dotText joins the text of a dotprompt rendering's messages.

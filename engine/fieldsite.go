@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/template/parse"
 
+	"github.com/promptsmith/promptsmith/internal/funcs"
 	"github.com/promptsmith/promptsmith/internal/problem"
 	"github.com/promptsmith/promptsmith/internal/schema"
 )
@@ -235,7 +236,7 @@ func (f *siteFinder) command(c *parse.CommandNode, s *siteScope, prev siteValue,
 				return siteField(vals[1], name.Text, f.v)
 			}
 		}
-	case siteKeepsElements(id.Ident) && len(args) > 0:
+	case funcs.KeepsElements(id.Ident) && len(args) > 0:
 		return args[len(args)-1]
 	case id.Ident == "concat" && !piped && len(args) > 0:
 		// Lists that are one list of the schema, filtered or sorted, as
@@ -248,16 +249,6 @@ func (f *siteFinder) command(c *parse.CommandNode, s *siteScope, prev siteValue,
 		return args[0]
 	}
 	return siteValue{}
-}
-
-// siteKeepsElements reports whether a function returns the elements of its
-// last argument, which stay what the schema says they are.
-func siteKeepsElements(fn string) bool {
-	switch fn {
-	case "take", "takeLast", "sortBy", "sortByDesc", "where", "whereNot", "whereIn", "rest", "initial", "reverse", "uniq", "compact":
-		return true
-	}
-	return false
 }
 
 func (f *siteFinder) arg(a parse.Node, s *siteScope) siteValue {

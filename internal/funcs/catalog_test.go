@@ -64,3 +64,22 @@ func TestMapHoldsTheCatalog(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepsElementsNamesFunctions: every function KeepsElements names is
+// one a template may call, so that a renamed function is not silently
+// left out of the field checks.
+func TestKeepsElementsNamesFunctions(t *testing.T) {
+	m := Map(&Env{})
+	n := 0
+	for name := range m {
+		if KeepsElements(name) {
+			n++
+		}
+	}
+	if n != 12 {
+		t.Errorf("KeepsElements names %d functions of the map, want 12", n)
+	}
+	if KeepsElements("first") || KeepsElements("keys") {
+		t.Error("KeepsElements names a function that returns one element or something else")
+	}
+}

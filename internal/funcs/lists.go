@@ -10,6 +10,19 @@ import (
 	"github.com/promptsmith/promptsmith/internal/input"
 )
 
+// KeepsElements reports whether the function fn returns elements of its
+// last argument, a list, and nothing else: what is known of the list's
+// elements (the schema's type of each) holds for what it returns. The
+// engine's field sites and lint's type checks both follow a field through
+// these.
+func KeepsElements(fn string) bool {
+	switch fn {
+	case "take", "takeLast", "sortBy", "sortByDesc", "where", "whereNot", "whereIn", "rest", "initial", "reverse", "uniq", "compact":
+		return true
+	}
+	return false
+}
+
 func listFuncs() []Func {
 	tasks := `{"tasks": [{"id": "a", "status": "done", "p": 2}, {"id": "b", "status": "open", "p": 10}, {"id": "c", "status": "open", "p": 1}]}`
 	return []Func{

@@ -408,16 +408,6 @@ func (w *walker) testOf(p *parse.PipeNode, s *scope) (test, bool) {
 	return test{}, false
 }
 
-// keepsElements reports whether a function returns its list's elements,
-// which stay what the schema says they are.
-func keepsElements(fn string) bool {
-	switch fn {
-	case "take", "takeLast", "sortBy", "sortByDesc", "where", "whereNot", "whereIn", "rest", "initial", "reverse", "uniq", "compact":
-		return true
-	}
-	return false
-}
-
 // command evaluates one command of a pipeline; piped, when not nil, is
 // the value of the previous command, appended to its arguments.
 func (w *walker) command(c *parse.CommandNode, s *scope, piped *value) value {
@@ -489,7 +479,7 @@ func (w *walker) command(c *parse.CommandNode, s *scope, piped *value) value {
 	case "printf", "print", "upper", "lower", "trim", "title", "join", "quote", "squote", "toString":
 		return value{open: true, kind: "string"}
 	}
-	if keepsElements(id.Ident) && len(vals) > 0 && piped == nil {
+	if funcs.KeepsElements(id.Ident) && len(vals) > 0 && piped == nil {
 		return vals[len(vals)-1]
 	}
 	if id.Ident == "concat" && piped == nil {

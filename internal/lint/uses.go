@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"text/template/parse"
+
+	"github.com/promptsmith/promptsmith/internal/funcs"
 )
 
 // What the templates use: the fields of the input they read, and the
@@ -66,7 +68,7 @@ func (w *walker) usesOf(fn string, args []parse.Node, vals []value, piped *value
 		}
 		return
 	}
-	if keepsElements(fn) {
+	if funcs.KeepsElements(fn) {
 		return
 	}
 	for _, v := range all {

@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,7 +44,7 @@ func (s *Server) hover(ctx context.Context, uri protocol.DocumentURI, pos protoc
 	case at.field != "":
 		about := at.parent.About(at.field)
 		if about.Position == "" && len(about.Types) == 0 {
-			if at.root && contains(a.extras(), at.field) {
+			if at.root && slices.Contains(a.extras(), at.field) {
 				md = fmt.Sprintf("**%s**: added by the engine from the manifest (an id, or what a budget cut)", at.field)
 			}
 			break
@@ -63,15 +64,6 @@ func (s *Server) hover(ctx context.Context, uri protocol.DocumentURI, pos protoc
 	}
 	rng := protocol.Range{Start: positionOf(text, at.start), End: positionOf(text, at.end)}
 	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: md}, Range: &rng}, ctx.Err()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // place is what the cursor is on in a template.
