@@ -185,8 +185,11 @@ func newCluster(bin, dir string, durability bool) (*Cluster, error) {
 var errNoPostgresUser = errors.New("running as root without a postgres user to run the server as (Debian's postgresql package creates it)")
 
 // create initialises the cluster's data folder (initdb), as user postgres
-// when the process runs as root, which the server refuses to run as.
+// when the process runs as root, which the server refuses to run as. A
+// throwaway cluster's is a copy of the template (template.go) when there
+// is one, and initdb's leaves one when there is not.
 func (c *Cluster) create() error {
+	var owner *ids
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
@@ -198,6 +201,10 @@ func (c *Cluster) create() error {
 			return err
 		}
 		c.asUser = []string{"runuser", "-u", "postgres", "--"}
+		owner = &ids{uid, gid}
+	}
+	if !c.durable && c.fromTemplate(owner) {
+		return nil
 	}
 	args := []string{"-D", c.data(), "-A", "trust", "-U", "postgres"}
 	if !c.durable {
@@ -205,6 +212,9 @@ func (c *Cluster) create() error {
 	}
 	if out, err := c.command("initdb", args...).CombinedOutput(); err != nil {
 		return fmt.Errorf("initdb: %v\n%s", err, out)
+	}
+	if !c.durable {
+		c.saveTemplate(owner)
 	}
 	return nil
 }
