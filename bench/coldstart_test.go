@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/promptsmith/promptsmith"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // BenchmarkColdStart runs the render binary as a user's shell does, one
@@ -64,8 +63,7 @@ func BenchmarkColdStart(b *testing.B) {
 
 	// A library working copy: templates/ and schemas/ in the folder the
 	// render runs in, which it loads instead of the embedded library.
-	copyDir := b.TempDir()
-	writeLibrary(b, copyDir)
+	copyDir := fixture.LibraryCopy(b)
 	inCopy := runIn(copyDir, "render delegation in a working copy", "delegation", "--example", "revoked-deploy")
 	b.Run("workcopy-paired", func(b *testing.B) {
 		paired(b, inCopy, base{"x-help", help})
@@ -111,32 +109,6 @@ func buildPeakRSS(b *testing.B) string {
 		b.Fatalf("go build ./cmd/peakrss: %v\n%s", err, out)
 	}
 	return bin
-}
-
-// writeLibrary writes the embedded library's templates/ and schemas/
-// into dir, as a user's working copy of the library holds them.
-func writeLibrary(b *testing.B, dir string) {
-	b.Helper()
-	lib := promptsmith.FS()
-	for _, root := range []string{"templates", "schemas"} {
-		err := fs.WalkDir(lib, root, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			target := filepath.Join(dir, filepath.FromSlash(path))
-			if d.IsDir() {
-				return os.MkdirAll(target, 0o755)
-			}
-			data, err := fs.ReadFile(lib, path)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(target, data, 0o644)
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
 }
 
 // buildRender builds cmd/render of the main module (the parent folder)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // goals is the shipped template the benchmarks type into: they measure
@@ -19,7 +21,7 @@ const goals = "templates/space/goals.md.tmpl"
 // reports the 95th percentile (p95-ms; the target is 100 ms on the 2-core
 // machine of BENCH.md) and the median.
 func BenchmarkLspKeystroke(b *testing.B) {
-	c := start(b, library(b))
+	c := start(b, fixture.LibraryCopy(b))
 	c.open(goals)
 	c.replace(goals, "GOALS:\n", "GOALS: {{ .agent.name }}\n")
 	c.diagnostics(goals, none)
@@ -46,7 +48,7 @@ func BenchmarkLspKeystroke(b *testing.B) {
 // grew between the first thousand and the last (heap-growth-MB): flat
 // when nothing is kept per edit.
 func BenchmarkLspMemoryOverEdits(b *testing.B) {
-	c := start(b, library(b))
+	c := start(b, fixture.LibraryCopy(b))
 	c.open(goals)
 	c.replace(goals, "GOALS:\n", "GOALS: {{ .agent.name }}\n")
 	c.diagnostics(goals, none)

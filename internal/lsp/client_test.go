@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,7 +15,6 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/internal/lsp"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
@@ -26,35 +24,12 @@ import (
 // completions, hovers and definitions (the pattern of gopls' integration
 // tests). Each test serves a library of its own in a folder of its own
 // (fixture.Shop), never the shipped one, whose wording may change; the
-// benchmarks serve a copy of the library built into the binary.
+// benchmarks serve a copy of the library built into the binary
+// (fixture.LibraryCopy).
 
 // waitFor bounds how long a test waits for the server. It is no timing
 // target (the benchmark has those): only a guard against a test that hangs.
 const waitFor = 60 * time.Second
-
-// library writes a copy of the built-in library to a folder.
-func library(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	err := fs.WalkDir(promptsmith.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dir, filepath.FromSlash(p))
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		data, err := fs.ReadFile(promptsmith.FS(), p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
 
 // client is an editor's side of a session with a server.
 type client struct {
