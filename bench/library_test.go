@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io/fs"
-	"strings"
 	"testing"
 	"text/template"
 	"time"
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/funcs"
 	"github.com/promptsmith/promptsmith/internal/input"
 	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/internal/schema"
@@ -105,23 +103,7 @@ func newBare(tb testing.TB, lib *engine.Library, variant string, in engine.Input
 	}
 	m := v.Manifest()
 	fsys := promptsmith.FS()
-	dir := "templates/" + variant
-	var set *template.Template
-	env := &funcs.Env{Templates: func() *template.Template { return set }}
-	set = template.New(variant).Option("missingkey=error").Funcs(funcs.Map(env))
-	err = fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".tmpl") {
-			return err
-		}
-		src, err := fs.ReadFile(fsys, p)
-		if err == nil {
-			_, err = set.New(strings.TrimPrefix(p, dir+"/")).Parse(string(src))
-		}
-		return err
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	set := fixture.BareTemplates(tb, variant)
 
 	schemas, err := schema.Load(fsys, "")
 	if err != nil {

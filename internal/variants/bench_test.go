@@ -5,17 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
-	"strings"
 	"testing"
-	"text/template"
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/funcs"
 	"github.com/promptsmith/promptsmith/internal/manifest"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/tokens"
@@ -97,7 +92,7 @@ func benchPipeline(b *testing.B, lib *engine.Library, variant string, in engine.
 }
 
 func benchBare(b *testing.B, v *engine.Variant, data map[string]any, size int) {
-	tmpl := bareTemplates(b, v.Name())
+	tmpl := fixture.BareTemplates(b, v.Name())
 	sections := v.Manifest().Sections
 	var buf bytes.Buffer
 	b.SetBytes(int64(size))
@@ -148,30 +143,6 @@ func bareData(b *testing.B, lib *engine.Library, input []byte, res *engine.Resul
 	}
 	data["budget"] = map[string]any{"omitted": omitted, "max_tokens": 0}
 	return data
-}
-
-// bareTemplates parses a variant's template files into a plain
-// text/template set with the engine's functions: what the pipeline
-// executes, without the pipeline.
-func bareTemplates(b *testing.B, variant string) *template.Template {
-	dir := "templates/" + variant
-	var set *template.Template
-	env := &funcs.Env{Templates: func() *template.Template { return set }}
-	set = template.New(variant).Option("missingkey=error").Funcs(funcs.Map(env))
-	err := fs.WalkDir(promptsmith.FS(), dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".tmpl") {
-			return err
-		}
-		src, err := fs.ReadFile(promptsmith.FS(), p)
-		if err == nil {
-			_, err = set.New(strings.TrimPrefix(p, dir+"/")).Parse(string(src))
-		}
-		return err
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return set
 }
 
 // BenchmarkSpaceBudget fits a space prompt with 1,000 memories to 2,000
