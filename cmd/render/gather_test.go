@@ -41,16 +41,6 @@ gather:
 	})
 }
 
-// fakeBD puts a bd script first on PATH.
-func fakeBD(t *testing.T, script string) {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "bd"), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-}
-
 func TestGatherCommand(t *testing.T) {
 	lib := hostLibrary(t)
 	dir := t.TempDir() // not a repository: git status fails with a warning
@@ -60,7 +50,7 @@ func TestGatherCommand(t *testing.T) {
 	t.Setenv("SHELL", "/bin/testsh")
 
 	t.Run("prints the completed input, base fields first and winning", func(t *testing.T) {
-		fakeBD(t, `echo '[{"id": "T-1", "title": "Do it", "status": "open", "priority": 0}]'`)
+		fixture.FakeCommand(t, "bd", `echo '[{"id": "T-1", "title": "Do it", "status": "open", "priority": 0}]'`)
 		r := runCLI(t, "name: demo\nshell: /bin/pinned\n", "gather", "host", "--templates", lib, "--dir", dir, "-i", "-")
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -91,7 +81,7 @@ func TestGatherCommand(t *testing.T) {
 	})
 
 	t.Run("a hanging command is killed and left out", func(t *testing.T) {
-		fakeBD(t, "sleep 30")
+		fixture.FakeCommand(t, "bd", "sleep 30")
 		r := runCLI(t, "", "gather", "host", "--templates", lib, "--dir", dir, "--example", "basic", "--render")
 		if r.code != 0 || r.stdout != "# basic\nshell /bin/testsh\n" {
 			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
@@ -102,7 +92,7 @@ func TestGatherCommand(t *testing.T) {
 	})
 
 	t.Run("warnings as JSON lines", func(t *testing.T) {
-		fakeBD(t, "exit 3")
+		fixture.FakeCommand(t, "bd", "exit 3")
 		r := runCLI(t, "", "gather", "host", "--templates", lib, "--dir", dir, "--format", "json")
 		if r.code != 0 {
 			t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -159,7 +149,7 @@ func TestGatherRefusesARepositoryOutsideDir(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: "+other.Dir+"/.git\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fakeBD(t, "true")
+	fixture.FakeCommand(t, "bd", "true")
 	r := runCLI(t, "name: demo\n", "gather", "host", "--templates", lib, "--dir", dir, "-i", "-")
 	want := "render: warning: /git_status: git status --short: refused: the .git file at " + filepath.Join(dir, ".git") +
 		" points at " + other.Dir + "/.git, outside --dir\n"
@@ -176,7 +166,7 @@ func TestGatherSwarm(t *testing.T) {
 	repo.Commit("Start the service", "main.go", "package main\n")
 	repo.Write("main.go", "package main\n\nfunc main() {}\n")
 	repo.Write("AGENTS.md", "# Rules\n\nRun `go test ./...`.\n")
-	fakeBD(t, `echo '[{"id": "SWARM-42", "title": "Implement user authentication endpoint", "status": "open", "priority": 1, "issue_type": "task"}]'`)
+	fixture.FakeCommand(t, "bd", `echo '[{"id": "SWARM-42", "title": "Implement user authentication endpoint", "status": "open", "priority": 1, "issue_type": "task"}]'`)
 
 	r := runCLI(t, "", "gather", "swarm", "--example", "minimal", "--dir", dir, "--render")
 	if r.code != 0 {

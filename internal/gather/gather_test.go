@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
@@ -82,16 +83,6 @@ func hostVariant(t *testing.T, gather string) *engine.Variant {
 	return v
 }
 
-// fakeCommand puts an executable shell script called name first on PATH.
-func fakeCommand(t *testing.T, name, script string) {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"+script+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
-}
-
 // gitRepo makes a repository with one commit and one modified file.
 func gitRepo(t *testing.T) string {
 	t.Helper()
@@ -119,7 +110,7 @@ func TestGatherFromAProject(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte(agents), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	fakeCommand(t, "bd", `echo '[{"id": "SWARM-42", "title": "Add login", "status": "open", "priority": 1, "labels": ["api"]},'
+	fixture.FakeCommand(t, "bd", `echo '[{"id": "SWARM-42", "title": "Add login", "status": "open", "priority": 1, "labels": ["api"]},'
 echo ' {"id": "SWARM-44", "title": "Test login", "status": "in_progress", "issue_type": "task"}]'`)
 	t.Setenv("SHELL", "/bin/testsh")
 	v := hostVariant(t, hostProbes)
@@ -183,7 +174,7 @@ echo ' {"id": "SWARM-44", "title": "Test login", "status": "in_progress", "issue
 
 func TestGatherLeavesFieldsOut(t *testing.T) {
 	dir := t.TempDir() // no repository, no AGENTS.md
-	fakeCommand(t, "bd", "sleep 30")
+	fixture.FakeCommand(t, "bd", "sleep 30")
 	t.Setenv("SHELL", "")
 	v := hostVariant(t, hostProbes+
 		"  - {field: /extra, command: [promptsmith-no-such-command]}\n")
@@ -243,7 +234,7 @@ func TestGatherJSON(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			fakeCommand(t, "bd", c.script)
+			fixture.FakeCommand(t, "bd", c.script)
 			found, warns := Run(context.Background(), hostVariant(t, probe), Options{Dir: t.TempDir(), Now: fixedClock})
 			if (len(found) == 1) != c.filled {
 				t.Errorf("found %v", found)
@@ -354,7 +345,7 @@ func TestGatherFileStaysInsideTheDirectory(t *testing.T) {
 // in, in the completed input and in the prompt; keep: drops keys without
 // disturbing the others.
 func TestGatheredJSONKeepsKeyOrder(t *testing.T) {
-	fakeCommand(t, "bd", `echo '[{"title": "Fix", "extra": 1, "status": "open", "id": "b-1"}]'`)
+	fixture.FakeCommand(t, "bd", `echo '[{"title": "Fix", "extra": 1, "status": "open", "id": "b-1"}]'`)
 	v := hostVariant(t, "  - {field: /tasks, command: [bd], parse: json, keep: [id, status, title]}\n")
 	found, warns := Run(context.Background(), v, Options{Dir: t.TempDir(), Now: fixedClock})
 	if len(found) != 1 || len(warns) != 0 {

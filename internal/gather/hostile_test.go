@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
 
@@ -90,7 +91,7 @@ func TestGitProbesRunNothingOfTheRepository(t *testing.T) {
 // TestProbesObeyCancellation: cancelled, Run returns at once, whatever its
 // probes are waiting for.
 func TestProbesObeyCancellation(t *testing.T) {
-	fakeCommand(t, "bd", "sleep 600")
+	fixture.FakeCommand(t, "bd", "sleep 600")
 	v := hostVariant(t, "  - {field: /extra, command: [bd], timeout: 10m}\n  - {field: /instructions, file: AGENTS.md}\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan []Warning, 1)
