@@ -156,14 +156,7 @@ func startServe(b *testing.B, bin string, args ...string) *serveProc {
 	}
 	b.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
+		fixture.WaitOrKill(cmd, 20*time.Second)
 	})
 	p := &serveProc{cmd: cmd, url: "http://" + addr, client: &http.Client{
 		Transport: &http.Transport{MaxIdleConns: auditClients, MaxIdleConnsPerHost: auditClients, MaxConnsPerHost: auditClients},

@@ -70,14 +70,7 @@ func startBrowser(t *testing.T) *browser {
 	b := &browser{t: t, cmd: cmd, in: cmdW, out: outR, r: bufio.NewReader(outR)}
 	t.Cleanup(func() {
 		cmdW.Close() // chromium exits when its pipe closes
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
+		fixture.WaitOrKill(cmd, 10*time.Second)
 		outR.Close()
 	})
 	var target struct{ TargetID string }
