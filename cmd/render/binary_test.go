@@ -20,12 +20,15 @@ import (
 // reach) run this test binary as the command: renderBinary links it as
 // "render" in a folder of its own, and TestMain runs main when the process
 // is started by that name. Building the command with go build took more
-// time than all the tests that use it.
+// time than all the tests that use it. Under the race detector, whose
+// processes are several times slower, the command is built without it,
+// once.
 var binary struct {
 	once sync.Once
 	dir  string
 	path string
 	err  error
+	out  []byte
 }
 
 // asCommand is the name under which the test binary is the command.
@@ -33,15 +36,11 @@ const asCommand = "render"
 
 // renderBinary links the test binary, once, as a file named render in a
 // folder of its own and returns its path: run by that path (or from PATH
-// by that name) it is the command.
+// by that name) it is the command. Under the race detector it builds the
+// command there instead.
 func renderBinary(t *testing.T) string {
 	t.Helper()
 	binary.once.Do(func() {
-		exe, err := os.Executable()
-		if err != nil {
-			binary.err = err
-			return
-		}
 		if binary.dir, binary.err = os.MkdirTemp("", "render-test-"); binary.err != nil {
 			return
 		}
@@ -49,13 +48,22 @@ func renderBinary(t *testing.T) string {
 		if runtime.GOOS == "windows" {
 			binary.path += ".exe"
 		}
+		if raceDetector {
+			binary.out, binary.err = exec.Command("go", "build", "-o", binary.path, ".").CombinedOutput()
+			return
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			binary.err = err
+			return
+		}
 		if os.Symlink(exe, binary.path) == nil {
 			return
 		}
 		binary.err = copyExecutable(exe, binary.path)
 	})
 	if binary.err != nil {
-		t.Fatalf("the test binary as render: %v", binary.err)
+		t.Fatalf("the command for the tests: %v\n%s", binary.err, binary.out)
 	}
 	return binary.path
 }
