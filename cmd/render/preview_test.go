@@ -227,7 +227,9 @@ func startInProcessServe(t *testing.T, dir string) (string, *fixture.SyncBuffer)
 	stderr := &fixture.SyncBuffer{}
 	a := &app{ctx: ctx, stdin: strings.NewReader(""), stdout: io.Discard, stderr: stderr}
 	root := a.rootCommand()
-	root.SetArgs([]string{"serve", "--addr", "127.0.0.1:0", "--templates", dir, "--watch"})
+	// --drain-delay 0, as startServe's: the default kept the test five
+	// seconds after its last check, serving no one.
+	root.SetArgs([]string{"serve", "--addr", "127.0.0.1:0", "--drain-delay", "0", "--templates", dir, "--watch"})
 	root.SetOut(io.Discard)
 	root.SetErr(stderr)
 	done := make(chan error, 1)
