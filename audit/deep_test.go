@@ -125,6 +125,7 @@ func dbSize(t *testing.T, path string) int64 {
 // each level is stored as its own bytes, not with the whole text it still
 // contains, which would be deepLevels/2 times the last prompt.
 func TestDeepChain(t *testing.T) {
+	t.Parallel()
 	prompts, last := chain(t, "# Root\n", deepLevels, "deep")
 	path := filepath.Join(t.TempDir(), "audit.db")
 	store := open(t, path)
@@ -164,6 +165,7 @@ func TestDeepChain(t *testing.T) {
 // a parent can hold per byte. The store keeps each level once, reads the
 // whole prompt back, and lists its 10,002 links.
 func TestTenThousandLevels(t *testing.T) {
+	t.Parallel()
 	const depth = markerLevels
 	res := delegate(t, nestedMarkers(depth), "t")
 	eachBackend(t, func(t *testing.T, b backend) {
