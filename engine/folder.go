@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sync"
@@ -68,7 +69,11 @@ func (f *folder) readOnce(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, int64(f.limit)+1))
+	n := int64(f.limit)
+	if n < math.MaxInt64 {
+		n++ // one byte past the limit tells a file over it
+	}
+	data, err := io.ReadAll(io.LimitReader(file, n))
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}

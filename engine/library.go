@@ -111,21 +111,35 @@ func Load(fsys fs.FS, opts ...Option) (*Library, error) {
 	if lib.opts.share != nil {
 		lib.schemaKey = schemaKey(fsys)
 	}
-	manifests, _ := fs.Glob(fsys, "templates/*/prompt.yaml")
-	if len(manifests) == 0 {
+	lib.names = variantNames(fsys)
+	if len(lib.names) == 0 {
 		return nil, (&Error{Kind: KindUsage, Position: lib.label("templates"), Reason: "no variants found"}).
 			Hint("a variant is a folder templates/<name>/ with a prompt.yaml manifest")
 	}
-	for _, mf := range manifests {
-		lib.names = append(lib.names, path.Base(path.Dir(mf)))
-	}
-	slices.Sort(lib.names)
 	if lib.opts.strict {
 		if err := lib.Err(); err != nil {
 			return nil, err
 		}
 	}
 	return lib, nil
+}
+
+// variantNames lists the folders under templates/ that hold a prompt.yaml,
+// sorted. A link to a folder is not one, whichever way the library is read:
+// a folder read at once (LoadDir) never walks into it, nor does the
+// library's hash, so a library read on demand must not serve it either.
+func variantNames(fsys fs.FS) []string {
+	entries, _ := fs.ReadDir(fsys, "templates")
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if _, err := fs.Stat(fsys, path.Join("templates", e.Name(), "prompt.yaml")); err == nil {
+			names = append(names, e.Name())
+		}
+	}
+	return names // fs.ReadDir sorts by name
 }
 
 // whole reads the whole library once: its sizes, its files and their
@@ -325,6 +339,14 @@ func LoadDir(dir string, opts ...Option) (*Library, error) {
 			Hint("point --templates at the folder that holds templates/ and schemas/")
 	}
 	defer r.Close()
+	// Sizes and kinds before any file is read: reading a named pipe would
+	// never end, and a file of gigabytes would be read whole before its
+	// size refused it.
+	probe := &Library{opts: o}
+	probe.opts.limits, probe.opts.origin = o.limits.withDefaults(), root
+	if err := probe.checkSizes(r.FS(), "templates", "schemas"); err != nil {
+		return nil, err
+	}
 	snap, err := snapshotOf(r.FS())
 	if err != nil {
 		return nil, (&Error{Kind: KindUsage, Position: dir, Reason: "cannot read the library folder: " + err.Error(), Err: err}).

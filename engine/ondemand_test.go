@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,4 +108,48 @@ func smallCopy(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// A link to a folder under templates/ is no variant, read on demand or at
+// once: the library's hash never covers its files, so it must not serve
+// them either.
+func TestALinkedFolderIsNoVariant(t *testing.T) {
+	t.Parallel()
+	dir := smallCopy(t)
+	if err := os.CopyFS(filepath.Join(dir, "extra", "memo2"), os.DirFS(filepath.Join(dir, "templates", "memo"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "extra", "memo2"), filepath.Join(dir, "templates", "memo2")); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range [][]Option{nil, {OnDemand()}} {
+		lib, err := LoadDir(dir, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if names := lib.Names(); slices.Contains(names, "memo2") || !slices.Contains(names, "memo") {
+			t.Errorf("on demand %v: variants %v", len(opts) > 0, names)
+		}
+		if _, err := lib.Variant("memo2"); err == nil {
+			t.Errorf("on demand %v: the linked folder is served", len(opts) > 0)
+		}
+	}
+}
+
+// A limit as large as an int reads files whole: one byte past it is no
+// number a reader can hold.
+func TestTheLargestFileLimit(t *testing.T) {
+	t.Parallel()
+	lib, err := LoadDir(smallCopy(t), OnDemand(), WithLimits(Limits{FileBytes: math.MaxInt, LibraryBytes: math.MaxInt}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := lib.Variant("memo")
+	if err != nil {
+		t.Fatalf("memo with the largest file limit: %v", err)
+	}
+	in, _ := v.Example("basic")
+	if _, err := v.Render(context.Background(), in, WithoutLibraryHash()); err != nil {
+		t.Fatal(err)
+	}
 }
