@@ -19,8 +19,7 @@ import (
 // of it, and the variant holding one does not load). Directories are
 // listed from the disk each time they are walked.
 type folder struct {
-	root   *os.Root // closed when the folder is collected, as an os.File
-	fsys   fs.FS
+	fsys   fs.FS  // an os.Root's, closed when the folder is collected, as an os.File
 	origin string // the folder, as errors name it
 	limit  int    // Limits.FileBytes: a file that grew past it since its size was checked is refused
 
@@ -34,7 +33,7 @@ func openFolder(dir string, limit int) (*folder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &folder{root: r, fsys: r.FS(), origin: dir, limit: limit, read: map[string][]byte{}, errs: map[string]error{}}, nil
+	return &folder{fsys: r.FS(), origin: dir, limit: limit, read: map[string][]byte{}, errs: map[string]error{}}, nil
 }
 
 // ReadFile reads a file of the folder, from memory when it was read

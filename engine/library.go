@@ -26,14 +26,13 @@ type Library struct {
 	fsys    fs.FS
 	schemas *schema.Set
 	// whole is what is known of the whole library once it was read: the
-	// files that make prompts, their hash (in provenance) and the error
+	// hash of the files that make prompts (in provenance) and the error
 	// that keeps it from being read (its sizes, a file that cannot be
-	// read). A library loaded from a folder reads it only when asked
-	// (Provenance, Err); one loaded from an fs.FS, at Load.
+	// read). A library loaded OnDemand reads it only when asked
+	// (Provenance, Err); otherwise Load does.
 	wholeMu   sync.Mutex
 	wholeDone bool
 	wholeErr  error
-	files     []string
 	// mu guards loading: a variant is loaded on first use, so a command that
 	// renders one variant reads and compiles that one.
 	mu         sync.Mutex
@@ -167,7 +166,6 @@ func (lib *Library) readWhole() error {
 	if err != nil {
 		return problem.Template(lib.label("templates"), "cannot read the library: %v", err)
 	}
-	lib.files = files
 	lib.provenance.Library, lib.provenance.Short = hash, hash[:12]
 	return nil
 }
@@ -387,7 +385,7 @@ func (lib *Library) Fallback(prev *Library) *Library {
 		return lib
 	}
 	prev.loadAll()
-	out := &Library{fsys: lib.fsys, schemas: lib.schemas, files: lib.files, names: lib.names,
+	out := &Library{fsys: lib.fsys, schemas: lib.schemas, names: lib.names,
 		opts: lib.opts, provenance: lib.provenance, schemaKey: lib.schemaKey, wholeDone: true, wholeErr: lib.wholeErr,
 		loaded: maps.Clone(lib.loaded), variants: maps.Clone(lib.variants), broken: maps.Clone(lib.broken),
 		stale: map[string]bool{}}
