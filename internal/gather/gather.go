@@ -27,6 +27,7 @@ import (
 	"github.com/promptsmith/promptsmith/internal/input"
 	"github.com/promptsmith/promptsmith/internal/manifest"
 	"github.com/promptsmith/promptsmith/internal/phrase"
+	"github.com/promptsmith/promptsmith/internal/regular"
 )
 
 // Options says where and when probes run.
@@ -240,21 +241,7 @@ func openRegular(from fileOpener, name string) (*os.File, fs.FileInfo, error) {
 
 // notRegular is the error of a file of mode m.
 func notRegular(m fs.FileMode) error {
-	return fmt.Errorf("not a regular file (%s)", fileKind(m))
-}
-
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a directory"
-	}
-	return "not a file"
+	return fmt.Errorf("not a regular file (%s)", regular.Kind(m))
 }
 
 func (r runner) runCommand(ctx context.Context) (any, *input.Document, bool, string) {

@@ -74,16 +74,22 @@ func Check(path string, d fs.DirEntry) error {
 	return notRegular(d.Type())
 }
 
-// notRegular is the error of a file of mode m.
+// notRegular is the error of a file of mode m; a named pipe is named
+// by its other name too, FIFO.
 func notRegular(m fs.FileMode) error {
-	return fmt.Errorf("%w: it is %s", ErrNotRegular, Kind(m))
+	kind := Kind(m)
+	if m&fs.ModeNamedPipe != 0 {
+		kind += " (FIFO)"
+	}
+	return fmt.Errorf("%w: it is %s", ErrNotRegular, kind)
 }
 
-// Kind says what a file that is not regular is.
+// Kind says what a file that is not regular is: "a named pipe", "a
+// device", "a socket", "a directory", or "not a file".
 func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
+		return "a named pipe"
 	case m&fs.ModeCharDevice != 0, m&fs.ModeDevice != 0:
 		return "a device"
 	case m&fs.ModeSocket != 0:
