@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -17,11 +16,7 @@ import (
 // given once keeps working.
 func TestRepeatedParametersRefused(t *testing.T) {
 	t.Parallel()
-	r := history(t)
-	srv := labelServer(t, r.Dir)
-	srv.Token = "s3cret-token"
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	_, srv, ts := serveLabels(t, "s3cret-token")
 	doc := fetchDoc(t, ts, "s3cret-token")
 	staging := srv.Labels.List()[1]
 

@@ -19,6 +19,14 @@ const (
 // helloMore.
 func history(t *testing.T) *testrepo.Repo { return testrepo.NoteHistory(t) }
 
+// twoLabelsOfHistory opens twoLabels of a new history with opts and
+// returns the history and the registry.
+func twoLabelsOfHistory(t *testing.T, opts labels.Options) (*testrepo.Repo, *labels.Registry) {
+	t.Helper()
+	r := history(t)
+	return r, open(t, r.Dir, twoLabels(), opts)
+}
+
 // twoLabels is production at the prod tag, staging at main, production
 // the default.
 func twoLabels() labels.Config {

@@ -13,8 +13,7 @@ import (
 // over the file limit stays on its last good version, and its outcome
 // names the file, by the size git lists, before the blob is read.
 func TestLabelMovedToALargeTemplate(t *testing.T) {
-	r := history(t)
-	reg := open(t, r.Dir, twoLabels(), labels.Options{Engine: []engine.Option{engine.WithLimits(engine.Limits{FileBytes: 64 << 10})}})
+	r, reg := twoLabelsOfHistory(t, labels.Options{Engine: []engine.Option{engine.WithLimits(engine.Limits{FileBytes: 64 << 10})}})
 	good, err := reg.Lookup("staging", "")
 	if err != nil {
 		t.Fatal(err)

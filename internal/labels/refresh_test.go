@@ -15,8 +15,7 @@ import (
 // the text of the library its snapshot names.
 func TestRefreshUnderLoad(t *testing.T) {
 	t.Parallel()
-	r := history(t)
-	reg := open(t, r.Dir, twoLabels(), labels.Options{})
+	r, reg := twoLabelsOfHistory(t, labels.Options{})
 	want := map[string]string{}
 	for _, label := range []string{"production", "staging"} {
 		snap, _ := reg.Lookup(label, "")
@@ -87,11 +86,10 @@ func TestRefreshUnderLoad(t *testing.T) {
 // its context ends says so and changes nothing.
 func TestRefreshWaitsForItsTurn(t *testing.T) {
 	t.Parallel()
-	r := history(t)
 	hold := make(chan struct{})
 	entered := make(chan struct{}, 1)
 	var holding atomic.Bool
-	reg := open(t, r.Dir, twoLabels(), labels.Options{OnRefresh: func(labels.Outcome) {
+	_, reg := twoLabelsOfHistory(t, labels.Options{OnRefresh: func(labels.Outcome) {
 		if holding.Load() {
 			select {
 			case entered <- struct{}{}:
@@ -122,8 +120,7 @@ func TestRefreshWaitsForItsTurn(t *testing.T) {
 // fails rather than hangs.
 func TestPoll(t *testing.T) {
 	t.Parallel()
-	r := history(t)
-	reg := open(t, r.Dir, twoLabels(), labels.Options{})
+	r, reg := twoLabelsOfHistory(t, labels.Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

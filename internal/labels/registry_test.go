@@ -21,9 +21,8 @@ import (
 // listing says what each serves, in label order.
 func TestTwoLabels(t *testing.T) {
 	t.Parallel()
-	r := history(t)
 	at := time.Date(2026, 11, 26, 22, 0, 0, 0, time.UTC)
-	reg := open(t, r.Dir, twoLabels(), labels.Options{Now: (&clock{at}).now})
+	r, reg := twoLabelsOfHistory(t, labels.Options{Now: (&clock{at}).now})
 	if got := mustRender(t, reg, "production"); got != helloV1 {
 		t.Errorf("production: %q", got)
 	}
@@ -73,9 +72,8 @@ func TestBareRepository(t *testing.T) {
 // pinned to the old library gets a conflict.
 func TestMoveTag(t *testing.T) {
 	t.Parallel()
-	r := history(t)
 	var outcomes []labels.Outcome
-	reg := open(t, r.Dir, twoLabels(), labels.Options{OnRefresh: func(o labels.Outcome) { outcomes = append(outcomes, o) }})
+	r, reg := twoLabelsOfHistory(t, labels.Options{OnRefresh: func(o labels.Outcome) { outcomes = append(outcomes, o) }})
 	old, _ := reg.Lookup("production", "")
 
 	outcomes = nil
@@ -147,8 +145,7 @@ func TestSharing(t *testing.T) {
 // not read again while the ref names it, and a fix is served.
 func TestBrokenCommit(t *testing.T) {
 	t.Parallel()
-	r := history(t)
-	reg := open(t, r.Dir, twoLabels(), labels.Options{})
+	r, reg := twoLabelsOfHistory(t, labels.Options{})
 	good, _ := reg.Lookup("staging", "")
 	r.CommitFiles("Break memo", map[string]string{"templates/memo/memo.md.tmpl": "# Memo\n\nTo {{ .to }.\n"})
 	broken := r.RevParse("main")

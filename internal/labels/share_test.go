@@ -12,9 +12,8 @@ import (
 // and the one moved back to parses its own variant again, not memo.
 func TestEqualVariantsParseOnce(t *testing.T) {
 	t.Parallel()
-	r := history(t)
 	var parsed []int64
-	reg := open(t, r.Dir, twoLabels(), labels.Options{OnRefresh: func(o labels.Outcome) { parsed = append(parsed, o.Parsed) }})
+	r, reg := twoLabelsOfHistory(t, labels.Options{OnRefresh: func(o labels.Outcome) { parsed = append(parsed, o.Parsed) }})
 	if reg.Loads() != 2 || reg.VariantsParsed() != 3 {
 		t.Errorf("two labels differing in note: %d libraries loaded, %d variants parsed, want 2 and 3", reg.Loads(), reg.VariantsParsed())
 	}
