@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
@@ -103,16 +102,11 @@ func FuzzTemplates(f *testing.F) {
 	f.Add([]byte{2, 5, 5, 5, 3, 1, 1, 1, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		body := (&templateGen{data: data}).library()
-		fsys := fstest.MapFS{
-			"schemas/f.schema.json":    {Data: []byte(`{"type": "object"}`)},
-			"templates/f/prompt.yaml":  {Data: []byte("schema: f\nsections: [body]\n")},
-			"templates/f/body.md.tmpl": {Data: []byte(body)},
-		}
-		lib, err := engine.Load(fsys, engine.WithLimits(engine.Limits{Timeout: 100 * time.Millisecond, OutputBytes: 1 << 20, ListItems: 100_000}))
+		lib, err := engine.Load(hostileFS(`{"type": "object"}`, body), engine.WithLimits(engine.Limits{Timeout: 100 * time.Millisecond, OutputBytes: 1 << 20, ListItems: 100_000}))
 		if err != nil {
 			t.Fatalf("load %s: %v", body, err)
 		}
-		v, err := lib.Variant("f")
+		v, err := lib.Variant("hostile")
 		if err != nil {
 			t.Fatalf("load %s: %v", body, err)
 		}
