@@ -174,14 +174,14 @@ func (r runner) readFile(ctx context.Context) (any, *input.Document, bool, strin
 
 // readProjectFile reads name inside dir through an os.Root, so that neither
 // ".." nor a symbolic link can lead it out of the directory being gathered;
-// a regular file only (openRegular).
+// a regular file only (regular.OpenFrom).
 func readProjectFile(dir, name string) ([]byte, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	f, st, err := openRegular(root, name)
+	f, st, err := regular.OpenFrom(root, name, notRegular)
 	if err != nil {
 		return nil, err
 	}
@@ -194,49 +194,6 @@ func readProjectFile(dir, name string) ([]byte, error) {
 		err = fmt.Errorf("the file grew past the %s limit while it was read", phrase.Size(maxBytes))
 	}
 	return data, err
-}
-
-// fileOpener is what a file is opened through: an *os.Root, which keeps a
-// project's files inside its directory, or hostFiles.
-type fileOpener interface {
-	Stat(name string) (fs.FileInfo, error)
-	OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
-}
-
-// hostFiles opens a file by its path on the host, as package os does: for
-// the files of git's own that a repository's configuration points at.
-type hostFiles struct{}
-
-func (hostFiles) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
-
-func (hostFiles) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
-	return os.OpenFile(name, flag, perm)
-}
-
-// openRegular opens name through from for reading, a regular file only: a
-// FIFO, a device or a socket could block or never end. It is refused by
-// its Stat, and opened without blocking (O_NONBLOCK) in case it was
-// swapped for one in between, then refused by the open file's Stat, which
-// is returned with the file.
-func openRegular(from fileOpener, name string) (*os.File, fs.FileInfo, error) {
-	if st, err := from.Stat(name); err != nil {
-		return nil, nil, err
-	} else if !st.Mode().IsRegular() {
-		return nil, nil, notRegular(st.Mode())
-	}
-	f, err := from.OpenFile(name, os.O_RDONLY|openNonblocking, 0)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = notRegular(st.Mode())
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, st, nil
 }
 
 // notRegular is the error of a file of mode m.

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/promptsmith/promptsmith/internal/regular"
 )
 
 // repository is where git finds the repository of the gathered directory,
@@ -165,7 +167,7 @@ func objectsOutside(dir string, gitDirs ...string) error {
 // readAlternates reads an alternates file, a regular file only (a FIFO
 // could block), of at most maxAlternatesSize bytes.
 func readAlternates(file string) ([]byte, error) {
-	f, _, err := openRegular(hostFiles{}, file)
+	f, _, err := regular.OpenFrom(regular.Host{}, file, notRegular)
 	if err != nil {
 		return nil, err
 	}

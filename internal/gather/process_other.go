@@ -8,6 +8,3 @@ import "os/exec"
 // kills the command's own process, and WaitDelay closes the pipes that its
 // children may still hold.
 func ownProcessGroup(cmd *exec.Cmd) {}
-
-// openNonblocking is 0 where files have no such flag.
-const openNonblocking = 0

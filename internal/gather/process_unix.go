@@ -22,7 +22,3 @@ func ownProcessGroup(cmd *exec.Cmd) {
 		return err
 	}
 }
-
-// openNonblocking opens a file without waiting for it: a FIFO opens at once
-// instead of waiting for a writer.
-const openNonblocking = syscall.O_NONBLOCK

@@ -20,25 +20,51 @@ var ErrNotRegular = errors.New("not a regular file")
 // links): anything else is refused by its Stat, and opened without
 // blocking in case it was swapped for a pipe in between, then refused.
 func Open(path string) (*os.File, error) {
-	st, err := os.Stat(path)
+	f, _, err := OpenFrom(Host{}, path, notRegular)
+	return f, err
+}
+
+// Opener is what a file is opened through: Host, or an *os.Root, which
+// keeps the files it opens inside its directory.
+type Opener interface {
+	Stat(name string) (fs.FileInfo, error)
+	OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
+}
+
+// Host opens a file by its path on the host, as package os does.
+type Host struct{}
+
+// Stat is os.Stat.
+func (Host) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+
+// OpenFile is os.OpenFile.
+func (Host) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(name, flag, perm)
+}
+
+// OpenFrom opens name through from as Open opens a path, and returns the
+// open file's Stat with it; refuse is the error of a file of mode m that
+// is not regular, for a caller that words it its own way.
+func OpenFrom(from Opener, name string, refuse func(m fs.FileMode) error) (*os.File, fs.FileInfo, error) {
+	st, err := from.Stat(name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, notRegular(st.Mode())
+		return nil, nil, refuse(st.Mode())
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblocking, 0)
+	f, err := from.OpenFile(name, os.O_RDONLY|openNonblocking, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if st, err = f.Stat(); err != nil || !st.Mode().IsRegular() {
 		f.Close()
 		if err == nil {
-			err = notRegular(st.Mode())
+			err = refuse(st.Mode())
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return f, nil
+	return f, st, nil
 }
 
 // ReadFile reads path, a regular file, up to limit bytes (no limit when
