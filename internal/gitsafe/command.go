@@ -57,19 +57,30 @@ func (g Git) Output(ctx context.Context, args ...string) ([]byte, error) {
 	return g.Command(ctx, args...).Output()
 }
 
-// Stderr is the last line git printed on stderr before failing with err,
-// after ": ", or nothing.
+// Stderr is the line git printed on stderr that says why it failed with
+// err, after ": ", or nothing: its last "fatal:" or "error:" line, else
+// its last line. A note may follow the reason: at a mount point git ends
+// "not a git repository (or any parent up to mount point /mnt)" with
+// "Stopping at filesystem boundary (GIT_DISCOVERY_ACROSS_FILESYSTEM not
+// set).", which alone would not say what is wrong.
 func Stderr(err error) string {
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) {
 		return ""
 	}
 	lines := strings.Split(strings.TrimSpace(string(exit.Stderr)), "\n")
-	if last := strings.TrimSpace(lines[len(lines)-1]); last != "" {
-		if r := []rune(last); len(r) > 200 {
-			last = string(r[:200])
+	line := strings.TrimSpace(lines[len(lines)-1])
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, "fatal:") || strings.HasPrefix(l, "error:") {
+			line = l
+			break
 		}
-		return ": " + last
 	}
-	return ""
+	if line == "" {
+		return ""
+	}
+	if r := []rune(line); len(r) > 200 {
+		line = string(r[:200])
+	}
+	return ": " + line
 }

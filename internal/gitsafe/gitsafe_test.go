@@ -1,6 +1,8 @@
 package gitsafe
 
 import (
+	"errors"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -52,5 +54,26 @@ func TestOverrides(t *testing.T) {
 		if got := Overrides(c.key); !slices.Equal(got, c.want) {
 			t.Errorf("%s: got %v, want %v", c.key, got, c.want)
 		}
+	}
+}
+
+// TestStderr: what a failure's stderr gives a message is the line that says
+// why git failed, not a note git printed after it, such as the one that
+// ends its search for a repository at a mount point.
+func TestStderr(t *testing.T) {
+	for stderr, want := range map[string]string{
+		"fatal: not a git repository (or any of the parent directories): .git\n":                                                                           ": fatal: not a git repository (or any of the parent directories): .git",
+		"fatal: not a git repository (or any parent up to mount point /mnt)\nStopping at filesystem boundary (GIT_DISCOVERY_ACROSS_FILESYSTEM not set).\n": ": fatal: not a git repository (or any parent up to mount point /mnt)",
+		"warning: a\nerror: b\nhint: c\n":    ": error: b",
+		"something went wrong\n":             ": something went wrong",
+		"":                                   "",
+		"fatal: " + strings.Repeat("é", 300): ": fatal: " + strings.Repeat("é", 193),
+	} {
+		if got := Stderr(&exec.ExitError{Stderr: []byte(stderr)}); got != want {
+			t.Errorf("Stderr of %q = %q, want %q", stderr, got, want)
+		}
+	}
+	if got := Stderr(errors.New("not an exit")); got != "" {
+		t.Errorf("Stderr of an error that is no exit = %q", got)
 	}
 }
