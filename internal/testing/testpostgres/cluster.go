@@ -15,13 +15,15 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
+	"github.com/promptsmith/promptsmith/internal/testing/scratch"
 )
 
 // readyEnv names the file that Main writes once its cluster accepts
 // connections: empty, or the reason it could not start. Schema waits for it.
 const readyEnv = "PROMPTSMITH_TEST_POSTGRES_READY"
 
-// Main runs a package's tests (m.Run) with a PostgreSQL to test against:
+// Main runs a package's tests (m.Run), with their files in memory
+// (scratch.Run), and a PostgreSQL to test against:
 // the one Env names or, when Env is unset and Debian's server binaries are
 // installed (/usr/lib/postgresql/<version>/bin; .ci/run installs them), a
 // throwaway cluster of the test process's own, in a temporary folder
@@ -30,6 +32,12 @@ const readyEnv = "PROMPTSMITH_TEST_POSTGRES_READY"
 // waits for it), and is stopped and removed when they end. Call it from
 // TestMain: os.Exit(testpostgres.Main(m)).
 func Main(m *testing.M) int {
+	return scratch.Run(func() int { return withCluster(m) })
+}
+
+// withCluster runs m's tests with the throwaway cluster of Main, unless Env
+// names a database or there are no server binaries.
+func withCluster(m *testing.M) int {
 	if os.Getenv(Env) != "" {
 		return m.Run()
 	}
@@ -168,6 +176,21 @@ func startCluster(tb testing.TB, durability bool) *Cluster {
 	tb.Cleanup(c.stopNow)
 	c.Start(tb)
 	return c
+}
+
+// clusterFolder makes the folder of a new cluster: a throwaway one in
+// scratch.Memory when there is one (a cluster's data folder is a thousand
+// files, which on a busy disk cost initdb more than all its own work), a
+// durable one, which must be on a disk, in scratch.Lasting. It is made
+// there, not in the test's temporary folder, which the server's user could
+// not enter.
+func clusterFolder(pattern string, durability bool) (string, error) {
+	if shm := scratch.Memory(); shm != "" && durability == throwaway {
+		if dir, err := os.MkdirTemp(shm, pattern); err == nil {
+			return dir, nil
+		}
+	}
+	return os.MkdirTemp(scratch.Lasting(), pattern)
 }
 
 // newCluster is a cluster to create in dir (an empty folder) on a free

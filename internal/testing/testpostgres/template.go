@@ -8,12 +8,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/promptsmith/promptsmith/internal/testing/scratch"
 )
 
 // A throwaway cluster's data folder is a copy of a template: the folder
 // initdb made once for these server binaries, kept in the temporary
-// folder for every later run of the tests. initdb costs several processes
-// and half a CPU-second a cluster; the copy, a few milliseconds.
+// folder that outlives the tests (scratch.Lasting) for every later run.
+// initdb costs several processes and half a CPU-second a cluster; the
+// copy, a few milliseconds.
 
 // templateDir is where the template for the cluster's binaries, and the
 // user the server runs as, is kept: its name changes with the binaries'
@@ -29,7 +32,7 @@ func (c *Cluster) templateDir() string {
 		fmt.Fprintf(h, "%s %d %d\n", path, info.Size(), info.ModTime().UnixNano())
 	}
 	fmt.Fprintf(h, "%v %d\n", c.asUser, os.Geteuid())
-	return filepath.Join(os.TempDir(), "promptsmith-pg-template-"+hex.EncodeToString(h.Sum(nil))[:16])
+	return filepath.Join(scratch.Lasting(), "promptsmith-pg-template-"+hex.EncodeToString(h.Sum(nil))[:16])
 }
 
 // fromTemplate copies the template into the cluster's data folder, and
