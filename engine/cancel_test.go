@@ -81,3 +81,34 @@ func TestStages(t *testing.T) {
 		t.Errorf("stages %s, want %s", got, want)
 	}
 }
+
+// TestSchemaNamedByTheManifest: a variant's own schema starts compiling
+// with its load, before its manifest is read; when the manifest names
+// another, the variant uses that one, and a broken schema of the
+// variant's name breaks nothing, on demand or not.
+func TestSchemaNamedByTheManifest(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{
+		"templates/hello/prompt.yaml":   {Data: []byte("schema: greeting\nsections: [intro]\n")},
+		"templates/hello/intro.md.tmpl": {Data: []byte("Hello {{ .name }}.\n")},
+		"schemas/hello.schema.json":     {Data: []byte("{ not a schema")},
+	}
+	maps.Copy(fsys, greeting)
+	for _, opts := range [][]engine.Option{nil, {engine.OnDemand()}} {
+		lib, err := engine.Load(fsys, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := lib.Variant("hello")
+		if err != nil {
+			t.Fatalf("on demand %v: %v", len(opts) > 0, err)
+		}
+		res, err := v.Render(context.Background(), engine.Input{Name: "in.json", Data: []byte(`{"name": "Ada"}`)}, engine.WithoutLibraryHash())
+		if err != nil {
+			t.Fatalf("on demand %v: %v", len(opts) > 0, err)
+		}
+		if res.Text != "Hello Ada.\n" {
+			t.Errorf("on demand %v: %q", len(opts) > 0, res.Text)
+		}
+	}
+}

@@ -79,10 +79,9 @@ func (v *Variant) newExecSet() (*execSet, error) {
 	if err != nil {
 		return nil, &Error{Kind: KindInternal, Variant: v.name, Reason: "cannot copy the templates: " + err.Error(), Err: err}
 	}
-	limits := v.lib.opts.limits
 	set := &execSet{tmpl: clone}
 	set.env = &funcs.Env{Keys: &set.order, Templates: func() *template.Template { return set.tmpl },
-		Limits: funcs.Limits{ListItems: limits.ListItems, OutputBytes: limits.OutputBytes}}
+		Limits: v.execLimits()}
 	clone.Funcs(funcs.Map(set.env))
 	if err := bound(clone, set.env); err != nil {
 		return nil, &Error{Kind: KindInternal, Variant: v.name, Reason: "cannot copy the templates: " + err.Error(), Err: err}
@@ -91,6 +90,12 @@ func (v *Variant) newExecSet() (*execSet, error) {
 		return nil, &Error{Kind: KindInternal, Variant: v.name, Reason: "cannot copy the templates: " + err.Error(), Err: err}
 	}
 	return set, nil
+}
+
+// execLimits are the library's limits that its copies' functions enforce.
+func (v *Variant) execLimits() funcs.Limits {
+	l := v.lib.opts.limits
+	return funcs.Limits{ListItems: l.ListItems, OutputBytes: l.OutputBytes}
 }
 
 // writeField is the name under which the copies call execSet.writeField.

@@ -180,6 +180,12 @@ func (lib *Library) load(name string) {
 		return
 	}
 	lib.loaded[name] = true
+	if lib.opts.share == nil {
+		// A variant's schema is named for it unless its manifest says
+		// otherwise: it compiles while the variant is read. (A library that
+		// shares its loads may find the variant loaded by another.)
+		lib.schemas.Start(name)
+	}
 	if lib.opts.lazy { // the whole library's sizes were not checked: the variant's are, before it is read
 		if err := lib.checkSizes(lib.fsys, "templates/"+name); err != nil {
 			lib.broken[name] = err

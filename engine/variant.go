@@ -68,6 +68,9 @@ type variantFiles struct {
 	// key is the content key it is shared under (see VariantShare), "" when
 	// its library shares nothing.
 	key string
+	// spare is a copy of the templates made while the schema compiled,
+	// for the first Variant of these files that runs under its limits.
+	spare atomic.Pointer[execSet]
 }
 
 // newVariant makes lib's Variant of files loaded (or shared) for it.
@@ -75,11 +78,14 @@ func newVariant(lib *Library, f *variantFiles) *Variant {
 	v := &Variant{variantFiles: f, lib: lib}
 	m := f.manifest
 	v.rules = &rules.Checker{Rules: m.Rules, Verbatim: m.Verbatim, Choices: f.choices, SectionPaths: v.paths}
-	// The first render finds a copy of the templates ready, made here
-	// rather than on its way: its function map, bounds and rewritten trees
-	// cost several times a warm render. A copy that cannot be made is
-	// left to the render, which reports why.
-	if set, err := v.newExecSet(); err == nil {
+	// The first render finds a copy of the templates ready, made while
+	// the schema compiled or else here, rather than on its way: its
+	// function map, bounds and rewritten trees cost several times a warm
+	// render. A copy that cannot be made is left to the render, which
+	// reports why.
+	if set := f.spare.Swap(nil); set != nil && set.env.Limits == v.execLimits() {
+		v.pool.put(set)
+	} else if set, err := v.newExecSet(); err == nil {
 		v.pool.put(set)
 	}
 	return v

@@ -45,6 +45,13 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*v
 		done <- compiled{sc, err}
 	}()
 	files, sources, terr := f.parseTemplates(fsys, dir, v)
+	if terr == nil {
+		// The first render's copy of the templates is made while the
+		// schema compiles, rather than after (see newVariant).
+		if set, err := v.newExecSet(); err == nil {
+			f.spare.Store(set)
+		}
+	}
 	f.sources = sources
 	c := <-done
 	if c.err != nil { // a schema error comes before a template error

@@ -147,6 +147,13 @@ func (s *Set) add(url string) error {
 	return nil
 }
 
+// Start begins compiling the schema of that name on a goroutine of its
+// own, for a caller that will Get it soon: compiling is the longest step of
+// loading a variant, and it needs nothing the rest of the load reads.
+func (s *Set) Start(name string) {
+	go func() { _, _ = s.Get(name) }()
+}
+
 // Get returns the schema of that name (schemas/<name>.schema.json),
 // compiling it on first use: a command that renders one variant compiles
 // one schema. It returns nil and the error when the schema does not load,
