@@ -307,8 +307,14 @@ func IsWorkingCopy(dir string) bool {
 			return false
 		}
 	}
-	manifests, _ := filepath.Glob(filepath.Join(dir, "templates", "*", "prompt.yaml"))
-	return len(manifests) > 0
+	// One manifest is enough: the first is looked for, not every one.
+	entries, _ := os.ReadDir(filepath.Join(dir, "templates"))
+	for _, e := range entries {
+		if _, err := os.Lstat(filepath.Join(dir, "templates", e.Name(), "prompt.yaml")); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // LoadDir loads an author's working copy (see Root). It reads through an

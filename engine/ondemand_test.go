@@ -153,3 +153,98 @@ func TestTheLargestFileLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A library read on demand opens a file from its folder's own root, but
+// follows a link to a file in another folder of the library as LoadDir
+// does, and refuses one that leaves the library.
+func TestOnDemandFollowsLinksInsideTheLibrary(t *testing.T) {
+	t.Parallel()
+	dir := smallCopy(t)
+	memo := filepath.Join(dir, "templates", "memo")
+	for _, move := range [][2]string{
+		{filepath.Join(memo, "examples", "basic.yaml"), filepath.Join(dir, "shared", "basic.yaml")},
+		{filepath.Join(memo, "head.md.tmpl"), filepath.Join(dir, "shared", "head.md.tmpl")},
+	} {
+		if err := os.MkdirAll(filepath.Dir(move[1]), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(move[0], move[1]); err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(filepath.Dir(move[0]), move[1])
+		if err := os.Symlink(rel, move[0]); err != nil {
+			t.Skip("no symbolic links here:", err)
+		}
+	}
+	renders := map[bool]string{}
+	for _, lazy := range []bool{false, true} {
+		var opts []Option
+		if lazy {
+			opts = append(opts, OnDemand())
+		}
+		lib, err := LoadDir(dir, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := variantOf(t, lib, "memo")
+		in, err := v.Example("basic")
+		if err != nil {
+			t.Fatalf("on demand %v: %v", lazy, err)
+		}
+		res, err := v.Render(context.Background(), in, WithoutLibraryHash())
+		if err != nil {
+			t.Fatalf("on demand %v: %v", lazy, err)
+		}
+		renders[lazy] = res.Text
+	}
+	if renders[true] == "" || renders[true] != renders[false] {
+		t.Errorf("through links: on demand %q, at once %q", renders[true], renders[false])
+	}
+
+	outside := filepath.Join(t.TempDir(), "secret.md.tmpl")
+	if err := os.WriteFile(outside, []byte("a secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "templates", "note", "leak.md.tmpl")
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := LoadDir(dir, OnDemand())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lib.Variant("note"); err == nil {
+		t.Error("on demand: a template linked out of the library is read")
+	}
+}
+
+// A library read on demand lists each folder once: a file that appears
+// after its folder was listed is not half seen (its size unchecked, but
+// its text parsed).
+func TestOnDemandListsAFolderOnce(t *testing.T) {
+	t.Parallel()
+	dir := smallCopy(t)
+	lib, err := LoadDir(dir, OnDemand())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := lib.fsys.(*folder)
+	before, err := f.ReadDir("templates/memo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "templates", "memo", "late.md.tmpl"), []byte("late"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after, err := f.ReadDir("templates/memo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) {
+		t.Errorf("templates/memo listed %d entries, then %d", len(before), len(after))
+	}
+	after[0] = nil // the caller's copy
+	if again, _ := f.ReadDir("templates/memo"); again[0] == nil {
+		t.Error("ReadDir handed out the folder's own list")
+	}
+}
