@@ -203,24 +203,7 @@ func (lib *Library) load(name string) {
 // readVariant loads the variant in dir from the library's files, with
 // its hash.
 func (lib *Library) readVariant(dir string) (*variantFiles, error) {
-	f, err := lib.loadVariant(lib.fsys, dir, lib.schemas)
-	if err != nil {
-		return nil, err
-	}
-	own := []string{"schemas/" + f.manifest.Schema + ".schema.json"}
-	err = fs.WalkDir(lib.fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && libraryFile(p) {
-			own = append(own, p)
-		}
-		return err
-	})
-	if err != nil {
-		return nil, problem.Template(f.dir, "cannot list the variant: %v", err)
-	}
-	if f.hash, err = hashFiles(lib.fsys, own); err != nil {
-		return nil, problem.Template(f.dir, "cannot read the variant: %v", err)
-	}
-	return f, nil
+	return lib.loadVariant(lib.fsys, dir, lib.schemas)
 }
 
 // loadAll loads every variant: what tools that check the whole library

@@ -16,7 +16,8 @@ import (
 // loadVariant reads the variant in the folder dir: its manifest, its
 // schema (compiled while its templates parse: they need nothing of each
 // other, and together they are most of what loading a variant costs), its
-// templates and its examples, and checks that they agree. What it returns
+// templates and its examples, and checks that they agree; and it takes
+// the variant's hash. What it returns
 // holds nothing of lib: lib only names its positions (label) and lends
 // its methods to the checks, through a Variant that is dropped after.
 func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*variantFiles, error) {
@@ -45,12 +46,16 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*v
 		done <- compiled{sc, err}
 	}()
 	files, sources, terr := f.parseTemplates(fsys, dir, v)
+	var exErr, hashErr error
 	if terr == nil {
-		// The first render's copy of the templates is made while the
-		// schema compiles, rather than after (see newVariant).
+		// What needs no schema is done while it compiles: the first
+		// render's copy of the templates (see newVariant), the examples
+		// and the variant's hash. Their errors come in their turn, below.
 		if set, err := v.newExecSet(); err == nil {
 			f.spare.Store(set)
 		}
+		exErr = f.readExamples(fsys, dir, lib.label)
+		hashErr = f.hashFiles(fsys, dir)
 	}
 	f.sources = sources
 	c := <-done
@@ -65,13 +70,35 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*v
 	if terr != nil {
 		return nil, v.schemaHints(terr)
 	}
-	if err := f.readExamples(fsys, dir, lib.label); err != nil {
-		return nil, err
+	if exErr != nil {
+		return nil, exErr
 	}
 	if f.choices, err = f.validateManifest(files, sources); err != nil {
 		return nil, err
 	}
+	if hashErr != nil {
+		return nil, hashErr
+	}
 	return f, nil
+}
+
+// hashFiles sets the variant's hash (see Provenance): of its folder's
+// files and its schema's.
+func (f *variantFiles) hashFiles(fsys fs.FS, dir string) error {
+	own := []string{"schemas/" + f.manifest.Schema + ".schema.json"}
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && libraryFile(p) {
+			own = append(own, p)
+		}
+		return err
+	})
+	if err != nil {
+		return problem.Template(f.dir, "cannot list the variant: %v", err)
+	}
+	if f.hash, err = hashFiles(fsys, own); err != nil {
+		return problem.Template(f.dir, "cannot read the variant: %v", err)
+	}
+	return nil
 }
 
 // parseTemplates parses every *.tmpl file below the variant folder into one
