@@ -194,20 +194,34 @@ func (g *costGraph) cost() (float64, *jsonschema.Schema) {
 	return total, nil
 }
 
-// checkCost refuses a compiled schema that could cause more than maxCost
-// checks along one path into a value, naming the subschema checked most
-// often where the work passes the bound.
-func (s *Set) checkCost(compiled *jsonschema.Schema) error {
+// costCheck is a compiled schema's cost, and the subschema where it
+// passes maxCost (nil when it does not).
+type costCheck struct {
+	total float64
+	over  *jsonschema.Schema
+}
+
+// measureCost works out how many checks a compiled schema could cause
+// along one path into a value. It needs only the compiled schema, so it
+// runs while the schema's document is still being decoded; costError,
+// which names the position, needs the document too.
+func measureCost(compiled *jsonschema.Schema) costCheck {
 	g := &costGraph{index: map[*jsonschema.Schema]int{}}
 	g.add(compiled)
 	g.sort()
 	total, over := g.cost()
-	if over == nil {
+	return costCheck{total, over}
+}
+
+// costError refuses a schema that could cause more than maxCost checks,
+// naming the subschema checked most often where the work passes the bound.
+func (s *Set) costError(c costCheck) error {
+	if c.over == nil {
 		return nil
 	}
-	_, frag, _ := strings.Cut(over.Location, "#")
-	return (&problem.Error{Kind: problem.KindTemplate, Position: s.position(over, ""), Field: frag,
+	_, frag, _ := strings.Cut(c.over.Location, "#")
+	return (&problem.Error{Kind: problem.KindTemplate, Position: s.position(c.over, ""), Field: frag,
 		Reason: fmt.Sprintf("validating a value against this schema could take %.3g checks, more than the %d allowed: its allOf, anyOf, oneOf and $ref multiply each other, or refer back to a schema more than once for each level of the value",
-			total, maxCost)}).
+			c.total, maxCost)}).
 		Hint("refer to a definition once where it is needed, rather than through several allOf or $ref that each repeat it")
 }

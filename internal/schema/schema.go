@@ -183,11 +183,15 @@ func (s *Set) Get(name string) (*Schema, error) {
 			err = s.compileError(url, name, err)
 		}
 	}
+	var cost costCheck
+	if err == nil {
+		cost = measureCost(compiled) // while the decoder may still run
+	}
 	if derr := <-decoded; derr != nil {
 		err = derr // the decoder's error names the line
 	}
 	if err == nil {
-		err = s.checkCost(compiled)
+		err = s.costError(cost)
 	}
 	if err != nil {
 		s.broken[name] = err
