@@ -48,14 +48,17 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*v
 	files, sources, terr := f.parseTemplates(fsys, dir, v)
 	var exErr, hashErr error
 	if terr == nil {
-		// What needs no schema is done while it compiles: the first
-		// render's copy of the templates (see newVariant), the examples
-		// and the variant's hash. Their errors come in their turn, below.
+		// What needs no compiled schema is done while it compiles: the
+		// first render's copy of the templates (see newVariant), the
+		// examples, the variant's hash and the schema's document, which
+		// the compile needs once it is done. Their errors come in their
+		// turn, below.
 		if set, err := v.newExecSet(); err == nil {
 			f.spare.Store(set)
 		}
 		exErr = f.readExamples(fsys, dir, lib.label)
 		hashErr = f.hashFiles(fsys, dir)
+		schemas.Decode(m.Schema)
 	}
 	f.sources = sources
 	c := <-done

@@ -154,6 +154,15 @@ func (s *Set) Start(name string) {
 	go func() { _, _ = s.Get(name) }()
 }
 
+// Decode decodes the document of the schema of that name, which Get reads
+// for its positions and for what the compiler drops (key order, defaults
+// as written) once it has compiled the schema: a caller that has time to
+// spare while Get compiles, on another goroutine, decodes it meanwhile.
+// Get reports its error.
+func (s *Set) Decode(name string) {
+	_, _ = s.document(baseURL + name + ".schema.json")
+}
+
 // Get returns the schema of that name (schemas/<name>.schema.json),
 // compiling it on first use: a command that renders one variant compiles
 // one schema. It returns nil and the error when the schema does not load,
@@ -168,13 +177,6 @@ func (s *Set) Get(name string) (*Schema, error) {
 	if s.files[url] == nil {
 		return nil, nil
 	}
-	// The engine's decoder reads the file while the compiler compiles it:
-	// compiling is most of what a cold render of one variant waits for.
-	decoded := make(chan error, 1)
-	go func() {
-		_, err := s.document(url)
-		decoded <- err
-	}()
 	var compiled *jsonschema.Schema
 	err := s.add(url)
 	if err == nil {
@@ -185,9 +187,9 @@ func (s *Set) Get(name string) (*Schema, error) {
 	}
 	var cost costCheck
 	if err == nil {
-		cost = measureCost(compiled) // while the decoder may still run
+		cost = measureCost(compiled) // while Decode may still run
 	}
-	if derr := <-decoded; derr != nil {
+	if _, derr := s.document(url); derr != nil {
 		err = derr // the decoder's error names the line
 	}
 	if err == nil {
