@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -61,14 +60,12 @@ func at(file string, line int) string {
 	return fmt.Sprintf("%s:%d", file, line)
 }
 
-// cacheLines finds the lines of cache: and of its entries in the
-// manifest's YAML.
-func (c *Cache) lines(data []byte) {
-	var doc yaml.Node
-	if yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc) != nil || len(doc.Content) == 0 {
+// lines finds the lines of cache: and of its entries in the manifest's
+// document (nil when it does not parse).
+func (c *Cache) lines(root *yaml.Node) {
+	if root == nil {
 		return
 	}
-	root := doc.Content[0]
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value != "cache" {
 			continue
@@ -93,12 +90,12 @@ func (c *Cache) lines(data []byte) {
 // checkCache refuses a cache: that could not work: a pointer that is
 // not one, a breakpoint that names no section, more than four, or
 // breakpoints out of the sections' order.
-func (m *Manifest) checkCache(file string, data []byte) error {
+func (m *Manifest) checkCache(file string, doc *yaml.Node) error {
 	c := m.Cache
 	if c == nil {
 		return nil
 	}
-	c.lines(data)
+	c.lines(doc)
 	for i, p := range c.Volatile {
 		if p == "" || !pointer.Valid(p) {
 			return problem.Template(at(file, c.VolatileLine(i)), "cache.volatile[%d]: %q is not a JSON pointer to an input field", i, p).

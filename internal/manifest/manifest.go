@@ -211,9 +211,16 @@ func Parse(file string, data []byte) (*Manifest, error) {
 		// set, which the checks below say in the author's terms.
 		err = nil
 	}
+	// The document as nodes, parsed once for what the decoded values do
+	// not say: fractions yaml.v3 truncates, and the lines of cache:.
+	var doc *yaml.Node
+	var nodes yaml.Node
+	if yaml.Unmarshal(data, &nodes) == nil && len(nodes.Content) > 0 {
+		doc = nodes.Content[0]
+	}
 	var te *yaml.TypeError
 	if err == nil || errors.As(err, &te) {
-		err = withFractions(data, te)
+		err = withFractions(doc, te)
 	}
 	if err != nil {
 		return nil, yamlError(file, data, err)
@@ -258,7 +265,7 @@ func Parse(file string, data []byte) (*Manifest, error) {
 	if err := m.checkBudget(file); err != nil {
 		return nil, err
 	}
-	if err := m.checkCache(file, data); err != nil {
+	if err := m.checkCache(file, doc); err != nil {
 		return nil, err
 	}
 	return &m, nil

@@ -16,13 +16,12 @@ import (
 // whole number: yaml.v3 would truncate max_bytes: 1.5 to 1 without a word.
 // The errors are worded as yaml.v3 words its own, so that yamlError says
 // them all alike and in line order. It returns te, or nil if there is none.
-func withFractions(data []byte, te *yaml.TypeError) error {
-	var doc yaml.Node
-	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+func withFractions(doc *yaml.Node, te *yaml.TypeError) error {
+	if doc == nil {
 		return typeErrorOrNil(te)
 	}
 	var found []string
-	fractions(doc.Content[0], reflect.TypeOf(Manifest{}), &found, 0)
+	fractions(doc, reflect.TypeOf(Manifest{}), &found, 0)
 	if len(found) == 0 {
 		return typeErrorOrNil(te)
 	}
