@@ -44,14 +44,30 @@ type Set struct {
 	byLoc    map[string]*jsonschema.Schema // every compiled schema by its location
 }
 
-// file is one schema file: its bytes, and the document decoded from them
-// on first use, with its positions and key order.
+// file is one schema file: its bytes, read on first use (a render reads
+// its variant's schema, not the library's), and the document decoded from
+// them, with its positions and key order.
 type file struct {
 	name string // as an error names it: <label>/schemas/<name>.schema.json
-	data []byte
+	read func() ([]byte, error)
+
+	readOnce sync.Once
+	data     []byte
+	readErr  error
+
 	once sync.Once
 	doc  *input.Document
 	err  error
+}
+
+// bytes reads the file once.
+func (f *file) bytes() ([]byte, error) {
+	f.readOnce.Do(func() {
+		if f.data, f.readErr = f.read(); f.readErr != nil {
+			f.readErr = problem.Template(f.name, "cannot read schema: %v", f.readErr)
+		}
+	})
+	return f.data, f.readErr
 }
 
 // Schema is one compiled schema of the set: the input of a variant.
@@ -63,20 +79,14 @@ type Schema struct {
 	defaults *defaults
 }
 
-// Load lists schemas/*.schema.json and reads them; label is where the files
-// are, for error positions. Nothing is decoded or compiled until asked for.
+// Load lists schemas/*.schema.json; label is where the files are, for
+// error positions. Nothing is read, decoded or compiled until asked for.
 func Load(fsys fs.FS, label string) (*Set, error) {
 	set := &Set{label: label, files: map[string]*file{}, byName: map[string]*Schema{}, broken: map[string]error{},
 		added: map[string]bool{}, order: &input.KeyOrder{}, byLoc: map[string]*jsonschema.Schema{}}
 	paths, _ := fs.Glob(fsys, "schemas/*.schema.json")
 	for _, f := range paths {
-		name := path.Join(label, f)
-		data, err := fs.ReadFile(fsys, f)
-		if err != nil {
-			set.broken[strings.TrimSuffix(path.Base(f), ".schema.json")] = problem.Template(name, "cannot read schema: %v", err)
-			continue
-		}
-		set.files[baseURL+path.Base(f)] = &file{name: name, data: data}
+		set.files[baseURL+path.Base(f)] = &file{name: path.Join(label, f), read: func() ([]byte, error) { return fs.ReadFile(fsys, f) }}
 	}
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
@@ -93,7 +103,8 @@ func Load(fsys fs.FS, label string) (*Set, error) {
 			return nil, err
 		}
 		set.added[url] = true // the compiler adds what it loads
-		return io.NopCloser(bytes.NewReader(f.data)), nil
+		data, _ := f.bytes()  // read by document
+		return io.NopCloser(bytes.NewReader(data)), nil
 	}
 	set.compiler = c
 	return set, nil
@@ -112,8 +123,13 @@ func (s *Set) document(url string) (*input.Document, error) {
 		return nil, nil
 	}
 	f.once.Do(func() {
+		data, err := f.bytes()
+		if err != nil {
+			f.err = err
+			return
+		}
 		// The document stays recorded for as long as the set: it is never released.
-		doc, err := input.Decode(input.Input{Name: f.name, Data: f.data}, s.order)
+		doc, err := input.Decode(input.Input{Name: f.name, Data: data}, s.order)
 		if err != nil {
 			e := problem.As(err)
 			e.Kind = problem.KindTemplate
@@ -137,7 +153,11 @@ func (s *Set) add(url string) error {
 	if f == nil {
 		return notInLibrary(url)
 	}
-	if err := s.compiler.AddResource(url, bytes.NewReader(f.data)); err != nil {
+	data, err := f.bytes()
+	if err != nil {
+		return err
+	}
+	if err := s.compiler.AddResource(url, bytes.NewReader(data)); err != nil {
 		if _, derr := s.document(url); derr != nil {
 			return derr
 		}
