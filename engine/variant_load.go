@@ -36,15 +36,7 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*v
 	}
 	f := &variantFiles{name: name, manifest: m, raw: data, dir: lib.label(dir), examples: map[string]Input{}}
 	v := &Variant{variantFiles: f, lib: lib}
-	type compiled struct {
-		sc  *schema.Schema
-		err error
-	}
-	done := make(chan compiled, 1)
-	go func() {
-		sc, err := schemas.Get(m.Schema)
-		done <- compiled{sc, err}
-	}()
+	schemas.Start(m.Schema) // begun already when the manifest names the variant's own
 	files, sources, terr := f.parseTemplates(fsys, dir, v)
 	var exErr, hashErr error
 	if terr == nil {
@@ -61,15 +53,15 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*v
 		schemas.Decode(m.Schema)
 	}
 	f.sources = sources
-	c := <-done
-	if c.err != nil { // a schema error comes before a template error
-		return nil, c.err
+	sc, err := schemas.Get(m.Schema)
+	if err != nil { // a schema error comes before a template error
+		return nil, err
 	}
-	if c.sc == nil {
+	if sc == nil {
 		return nil, problem.Template(mfile, "schema %q not found", m.Schema).
 			Hint("add schemas/%s.schema.json, or name an existing schema with schema: in the manifest", m.Schema)
 	}
-	f.schema = c.sc
+	f.schema = sc
 	if terr != nil {
 		return nil, v.schemaHints(terr)
 	}

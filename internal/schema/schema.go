@@ -42,6 +42,8 @@ type Set struct {
 	added    map[string]bool               // the files handed to the compiler
 	order    *input.KeyOrder               // the documents' key order, kept as long as the set
 	byLoc    map[string]*jsonschema.Schema // every compiled schema by its location
+	startMu  sync.Mutex                    // guards started, apart from mu, which a compile holds
+	started  map[string]bool               // the schemas Start began to compile
 }
 
 // file is one schema file: its bytes, read on first use (a render reads
@@ -83,7 +85,7 @@ type Schema struct {
 // error positions. Nothing is read, decoded or compiled until asked for.
 func Load(fsys fs.FS, label string) (*Set, error) {
 	set := &Set{label: label, files: map[string]*file{}, byName: map[string]*Schema{}, broken: map[string]error{},
-		added: map[string]bool{}, order: &input.KeyOrder{}, byLoc: map[string]*jsonschema.Schema{}}
+		added: map[string]bool{}, order: &input.KeyOrder{}, byLoc: map[string]*jsonschema.Schema{}, started: map[string]bool{}}
 	paths, _ := fs.Glob(fsys, "schemas/*.schema.json")
 	for _, f := range paths {
 		set.files[baseURL+path.Base(f)] = &file{name: path.Join(label, f), read: func() ([]byte, error) { return fs.ReadFile(fsys, f) }}
@@ -168,9 +170,16 @@ func (s *Set) add(url string) error {
 }
 
 // Start begins compiling the schema of that name on a goroutine of its
-// own, for a caller that will Get it soon: compiling is the longest step of
-// loading a variant, and it needs nothing the rest of the load reads.
+// own, unless it was started before, for a caller that will Get it soon:
+// compiling is the longest step of loading a variant, and it needs nothing
+// the rest of the load reads.
 func (s *Set) Start(name string) {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	if s.started[name] {
+		return
+	}
+	s.started[name] = true
 	go func() { _, _ = s.Get(name) }()
 }
 
