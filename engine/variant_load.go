@@ -14,12 +14,12 @@ import (
 )
 
 // loadVariant reads the variant in the folder dir: its manifest, its
-// schema (compiled while its templates parse: they need nothing of each
-// other, and together they are most of what loading a variant costs), its
-// templates and its examples, and checks that they agree; and it takes
-// the variant's hash. What it returns
-// holds nothing of lib: lib only names its positions (label) and lends
-// its methods to the checks, through a Variant that is dropped after.
+// schema (compiled while the rest is read: they need nothing of each
+// other, and compiling is most of what loading a variant costs), its
+// templates and its examples, checks that they agree and takes the
+// variant's hash. What it returns holds nothing of lib: lib only names its
+// positions (label) and lends its methods to the checks, through a Variant
+// that is dropped after.
 func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*variantFiles, error) {
 	name := path.Base(dir)
 	mfile := lib.label(path.Join(dir, "prompt.yaml"))
@@ -49,7 +49,7 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*v
 			f.spare.Store(set)
 		}
 		exErr = f.readExamples(fsys, dir, lib.label)
-		hashErr = f.hashFiles(fsys, dir)
+		hashErr = f.takeHash(fsys, dir)
 		schemas.Decode(m.Schema)
 	}
 	f.sources = sources
@@ -77,9 +77,9 @@ func (lib *Library) loadVariant(fsys fs.FS, dir string, schemas *schema.Set) (*v
 	return f, nil
 }
 
-// hashFiles sets the variant's hash (see Provenance): of its folder's
+// takeHash sets the variant's hash (see Provenance): of its folder's
 // files and its schema's.
-func (f *variantFiles) hashFiles(fsys fs.FS, dir string) error {
+func (f *variantFiles) takeHash(fsys fs.FS, dir string) error {
 	own := []string{"schemas/" + f.manifest.Schema + ".schema.json"}
 	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && libraryFile(p) {
