@@ -9,7 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing/fstest"
 )
@@ -88,18 +87,7 @@ type rootFS struct{ *os.Root }
 func (r rootFS) Open(name string) (fs.File, error)     { return r.Root.Open(name) }
 func (r rootFS) Stat(name string) (fs.FileInfo, error) { return r.Root.Stat(name) }
 
-// ReadDir lists the directory as the disk gives its entries' kinds, sorted
-// by name: os.Root's own FS stats every entry it lists.
-func (r rootFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	dir, err := r.Root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer dir.Close()
-	entries, err := dir.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, err
-}
+func (r rootFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(r.Root.FS(), name) }
 
 // ReadFile reads a file of the folder, from memory when it was read
 // before, and returns a copy the caller may change (as fs.ReadFileFS asks).
