@@ -105,10 +105,9 @@ func TestReliabilityDeadlineCoversReadingTheInput(t *testing.T) {
 	for i := range keys {
 		keys[i] = "k" + strings.Repeat("x", i%10) + string(rune('a'+i%26)) + string(rune('a'+i/26)) + ": v"
 	}
-	doc := "base: &b {" + strings.Join(keys, ", ") + "}\nlevel: &l [" + strings.Repeat("*b, ", 99) + "*b]\nitems:\n"
-	for len(doc) < 256<<10-400 {
-		doc += "  - [" + strings.Repeat("*l, ", 3) + "*l]\n"
-	}
+	head := "base: &b {" + strings.Join(keys, ", ") + "}\nlevel: &l [" + strings.Repeat("*b, ", 99) + "*b]\nitems:\n"
+	item := "  - [" + strings.Repeat("*l, ", 3) + "*l]\n"
+	doc := head + strings.Repeat(item, (256<<10-400-len(head)+len(item)-1)/len(item))
 	_, err = lib.Render(context.Background(), "delegation", engine.Input{Name: "aliases.yaml", Data: []byte(doc)})
 	e := engine.AsError(err)
 	if e == nil || e.Kind != engine.KindInput || !errors.Is(err, context.DeadlineExceeded) ||
