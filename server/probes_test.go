@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/server"
+	"gopkg.in/yaml.v3"
 )
 
 // downStore is an audit store whose Ping and Record fail while down is set.
@@ -180,5 +182,58 @@ func TestReadyzAnswersWhileTheStoreHangs(t *testing.T) {
 		if resp.StatusCode != 503 || !strings.Contains(string(body), "the audit store did not answer within 50ms") {
 			t.Errorf("/readyz while the store hangs: %d %s", resp.StatusCode, body)
 		}
+	}
+}
+
+// TestKubernetesTimings: the probes and grace period of the Deployment in
+// deploy/kubernetes fit what the server does: /readyz answers within its probe's timeout
+// (server.DefaultReadyTimeout bounds its wait for the store), a drain
+// (--drain-delay) fails readiness before the listener closes, and the
+// grace period covers the drain and --shutdown-timeout.
+func TestKubernetesTimings(t *testing.T) {
+	data, err := os.ReadFile("../deploy/kubernetes/deployment.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Grace      int `yaml:"terminationGracePeriodSeconds"`
+					Containers []struct {
+						Name     string `yaml:"name"`
+						Liveness struct {
+							HTTPGet struct{ Path string } `yaml:"httpGet"`
+						} `yaml:"livenessProbe"`
+					} `yaml:"containers"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	if err := yaml.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	yaml.Unmarshal(data, &raw)
+	spec := d.Spec.Template.Spec
+	if len(spec.Containers) == 0 || spec.Containers[0].Name != "render" {
+		t.Fatalf("the first container is not render serve: %+v", spec.Containers)
+	}
+	probe := raw["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["readinessProbe"].(map[string]any)
+	timeout := time.Duration(probe["timeoutSeconds"].(int)) * time.Second
+	period := time.Duration(probe["periodSeconds"].(int)) * time.Second
+	failures := probe["failureThreshold"].(int)
+	if server.DefaultReadyTimeout >= timeout {
+		t.Errorf("/readyz may wait %s for the store, its probe only %s", server.DefaultReadyTimeout, timeout)
+	}
+	cfg := server.DefaultHTTPConfig()
+	if period*time.Duration(failures) > cfg.DrainDelay {
+		t.Errorf("readiness fails after %s × %d, after the %s drain", period, failures, cfg.DrainDelay)
+	}
+	if grace := time.Duration(spec.Grace) * time.Second; grace <= cfg.DrainDelay+cfg.ShutdownTimeout {
+		t.Errorf("terminationGracePeriodSeconds %s, want more than the drain and shutdown timeout (%s)", grace, cfg.DrainDelay+cfg.ShutdownTimeout)
+	}
+	if spec.Containers[0].Liveness.HTTPGet.Path != "/livez" {
+		t.Errorf("liveness probes %q, want /livez", spec.Containers[0].Liveness.HTTPGet.Path)
 	}
 }
