@@ -247,7 +247,7 @@ func depthOf(r *http.Request) (int, error) {
 func renderOp() openapi.Operation {
 	return openapi.Operation{Summary: "Render a prompt",
 		Description: "Decode, validate, render and check the input; with an audit store, record the prompt before answering (503 when it cannot be recorded). " + openapi.StaleDoc,
-		Params: []openapi.Param{openapi.MaxTokensParam, openapi.TokensParam,
+		Params: []openapi.Param{openapi.MaxTokensParam, tokensParam,
 			openapi.QueryParam("format", "result (the default): the prompt and its metadata; anthropic: the Messages API's system, text blocks split at the variant's cache breakpoints, "+
 				"cache_control on each block that ends at one, their texts joined the prompt byte for byte; openai: a system message and a prompt_cache_key derived from the prompt up to its last breakpoint. "+
 				"A prompt that fails a check answers 422 with CheckFailure whatever the format.",
@@ -270,7 +270,7 @@ func renderOp() openapi.Operation {
 func checkOp() openapi.Operation {
 	return openapi.Operation{Summary: "Render a prompt and report its checks only",
 		Description: openapi.StaleDoc,
-		Params:      []openapi.Param{openapi.MaxTokensParam, openapi.TokensParam},
+		Params:      []openapi.Param{openapi.MaxTokensParam, tokensParam},
 		Body:        openapi.InputRequest,
 		PerVariant:  "check",
 		Replies: []openapi.Reply{

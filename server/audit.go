@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/promptsmith/promptsmith/audit"
@@ -126,6 +127,23 @@ func storeAnswer(err error) error {
 	c := *e
 	c.Path, c.Err = "", err
 	return &c
+}
+
+// auditComponents names audit.Entry in components.schemas, and describes
+// it and its members.
+func auditComponents() (map[reflect.Type]string, map[string]string) {
+	return map[reflect.Type]string{reflect.TypeFor[audit.Entry](): "AuditEntry"}, map[string]string{
+		"AuditEntry":            "A recorded prompt, verified against its address (and signature, with a key) before it is served.",
+		"AuditEntry.hash":       "Its address: a hash of its own bytes and of the prompts it embeds.",
+		"AuditEntry.sha256":     "The hex SHA-256 of its text.",
+		"AuditEntry.variant":    "The variant that rendered it; empty for a prompt known only as embedded in another.",
+		"AuditEntry.ids":        "The ids it was rendered with (delegation_id, ...).",
+		"AuditEntry.provenance": "The library that rendered it, when it was recorded itself.",
+		"AuditEntry.size":       "The length of its text in bytes.",
+		"AuditEntry.recorded":   "When it was first recorded (RFC 3339, UTC).",
+		"AuditEntry.budget":     "How it was fitted to a number of tokens, for a render with max_tokens.",
+		"AuditEntry.text":       "The prompt, byte for byte as rendered.",
+	}
 }
 
 // auditKeyParam is the {key} of an audit path.

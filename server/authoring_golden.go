@@ -149,7 +149,7 @@ func goldenOp() openapi.Operation {
 		Description: "Renders the example (fitted to max_tokens, as a render is) and compares the prompt with testdata/golden/<variant>/<example>.md " +
 			"of the working copy, or with the file of the manifest's budget_examples entry for that budget, as render test does. " +
 			"Listed only when the server serves a working copy that has a testdata/golden folder. " + openapi.StaleDoc,
-		Params: []openapi.Param{openapi.VariantParam, openapi.ExampleParam, openapi.MaxTokensParam, openapi.TokensParam},
+		Params: []openapi.Param{openapi.VariantParam, openapi.ExampleParam, openapi.MaxTokensParam, tokensParam},
 		Replies: []openapi.Reply{
 			openapi.JSONReply(200, "The comparison.", openapi.TypeOf[goldenReport](), openapi.ProvenanceHeaders()...),
 			openapi.JSONReply(404, "No such variant, example or golden file for that budget.", openapi.TypeOf[errorBody]()),

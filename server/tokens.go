@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/server/internal/openapi"
 	"github.com/promptsmith/promptsmith/tokens"
 )
 
@@ -19,6 +20,14 @@ type tokenAsk struct {
 	max     int             // 0: no budget
 	enc     string          // the encoding counted with; "" when nothing is asked
 	counter *tokens.Counter // nil when nothing is asked
+}
+
+// tokensParam is the tokens parameter of a render (tokenAsk); package
+// openapi has max_tokens.
+func tokensParam(*openapi.Builder) map[string]any {
+	return map[string]any{"name": "tokens", "in": "query",
+		"description": "The encoding to count tokens with, the prompt's and each section's; max_tokens counts with it (the server's --tokens by default).",
+		"schema":      map[string]any{"type": "string", "enum": tokens.Encodings()}}
 }
 
 // tokenAsk reads a request's ?max_tokens and ?tokens.

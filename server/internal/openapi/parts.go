@@ -3,8 +3,6 @@ package openapi
 import (
 	"net/http"
 	"reflect"
-
-	"github.com/promptsmith/promptsmith/tokens"
 )
 
 // The parts a route's operation is declared with (the xxxOp function
@@ -154,19 +152,12 @@ func ExampleParam(*Builder) map[string]any {
 		"description": "An example's name (GET /v1/variants lists them).", "schema": map[string]any{"type": "string"}}
 }
 
-// MaxTokensParam and TokensParam are the token parameters of a render
-// (tokenAsk).
+// MaxTokensParam is the max_tokens parameter of a render (tokenAsk).
 func MaxTokensParam(*Builder) map[string]any {
 	return map[string]any{"name": "max_tokens", "in": "query",
 		"description": "Fit the prompt to this many tokens, cutting what the variant's budget allows, lowest priority first (result.budget says what was cut); " +
 			"a prompt that cannot fit answers 422.",
 		"schema": map[string]any{"type": "integer", "minimum": 1}}
-}
-
-func TokensParam(*Builder) map[string]any {
-	return map[string]any{"name": "tokens", "in": "query",
-		"description": "The encoding to count tokens with, the prompt's and each section's; max_tokens counts with it (the server's --tokens by default).",
-		"schema":      map[string]any{"type": "string", "enum": tokens.Encodings()}}
 }
 
 // QueryParam is a query parameter of one route.

@@ -10,9 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
-	"github.com/promptsmith/promptsmith/internal/labels"
 )
 
 // The OpenAPI document's schemas of response bodies are made from the Go
@@ -22,8 +20,8 @@ import (
 // omitempty are required, so that a test validating real responses
 // against the document finds any drift.
 
-// componentNames names the Go types of the engine and the stores that
-// become components.schemas; the server names its own (Config.Components).
+// componentNames names the Go types of the engine that become
+// components.schemas; the server names its own and its stores' (Config.Components).
 func componentNames() map[reflect.Type]string {
 	return map[reflect.Type]string{
 		reflect.TypeFor[engine.Section]():     "Section",
@@ -32,8 +30,6 @@ func componentNames() map[reflect.Type]string {
 		reflect.TypeFor[engine.CheckResult](): "CheckResult",
 		reflect.TypeFor[engine.Provenance]():  "Provenance",
 		reflect.TypeFor[engine.Error]():       "Error",
-		reflect.TypeFor[audit.Entry]():        "AuditEntry",
-		reflect.TypeFor[labels.Status]():      "LabelStatus",
 	}
 }
 
@@ -139,16 +135,6 @@ func moreDescriptions() map[string]string {
 		"Probe":                  "A probe's answer: ok, or why the server is not ready.",
 		"Probe.status":           "ok, or unavailable.",
 		"Probe.error":            "Why the server is not ready: draining, no library, or the audit store does not answer.",
-		"AuditEntry":             "A recorded prompt, verified against its address (and signature, with a key) before it is served.",
-		"AuditEntry.hash":        "Its address: a hash of its own bytes and of the prompts it embeds.",
-		"AuditEntry.sha256":      "The hex SHA-256 of its text.",
-		"AuditEntry.variant":     "The variant that rendered it; empty for a prompt known only as embedded in another.",
-		"AuditEntry.ids":         "The ids it was rendered with (delegation_id, ...).",
-		"AuditEntry.provenance":  "The library that rendered it, when it was recorded itself.",
-		"AuditEntry.size":        "The length of its text in bytes.",
-		"AuditEntry.recorded":    "When it was first recorded (RFC 3339, UTC).",
-		"AuditEntry.budget":      "How it was fitted to a number of tokens, for a render with max_tokens.",
-		"AuditEntry.text":        "The prompt, byte for byte as rendered.",
 	}
 }
 
