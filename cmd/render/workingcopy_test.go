@@ -40,22 +40,19 @@ func resolved(t *testing.T, dir string) string {
 // or write golden files it has none of, and render lint checks it without
 // them.
 func TestWorkingCopyByDefault(t *testing.T) {
-	dir := fixture.LibraryCopy(t)
-	if err := os.CopyFS(filepath.Join(dir, "testdata"), os.DirFS("../../testdata")); err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(filepath.Join(dir, "templates", "space"))
+	dir := fixture.SmallCopy(t)
+	t.Chdir(filepath.Join(dir, "templates", "note"))
 	note := workingCopyNote(t, dir)
 
 	r := runSearching(t, "", "test")
 	if r.code != 0 || r.stderr != note || !strings.Contains(r.stdout, " 0 failed") {
 		t.Fatalf("render test in the working copy: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	tmpl := filepath.Join(dir, "templates", "delegation", "overview.md.tmpl")
+	tmpl := filepath.Join(dir, "templates", "note", "body.md.tmpl")
 	b, _ := os.ReadFile(tmpl)
-	os.WriteFile(tmpl, append(b, "A line only the working copy has.\n"...), 0o644)
+	os.WriteFile(tmpl, append(b, "\nA line only the working copy has.\n"...), 0o644)
 	for _, args := range [][]string{{}, {"--templates", dir}, {"--format", "json"}} {
-		r := runSearching(t, "", append([]string{"delegation", "--example", "minimal"}, args...)...)
+		r := runSearching(t, "", append([]string{"note", "--example", "basic"}, args...)...)
 		wantNote := note
 		if len(args) > 0 {
 			wantNote = ""
@@ -64,11 +61,11 @@ func TestWorkingCopyByDefault(t *testing.T) {
 			t.Errorf("render %v: exit %d, stderr %q, want %q; the working copy's prompt: %t", args, r.code, r.stderr, wantNote, strings.Contains(r.stdout, "A line only"))
 		}
 	}
-	if r := runSearching(t, "", "test", "delegation"); r.code != 1 {
+	if r := runSearching(t, "", "test", "note"); r.code != 1 {
 		t.Errorf("render test after an edit: exit %d\n%s", r.code, r.stdout)
 	}
 	r = runSearching(t, "", "test", "--update")
-	golden, _ := os.ReadFile(filepath.Join(dir, "testdata", "golden", "delegation", "minimal.md"))
+	golden, _ := os.ReadFile(filepath.Join(dir, "testdata", "golden", "note", "basic.md"))
 	if r.code != 0 || !strings.Contains(string(golden), "A line only the working copy has.") {
 		t.Errorf("render test --update in the working copy: exit %d, the golden file updated: %t\n%s%s", r.code,
 			strings.Contains(string(golden), "A line only"), r.stdout, r.stderr)
@@ -86,7 +83,7 @@ func TestWorkingCopyByDefault(t *testing.T) {
 	}
 	// The audit commands load no library: nothing to say.
 	db := filepath.Join(t.TempDir(), "audit.db")
-	runSearching(t, "", "delegation", "--example", "minimal", "--audit", db)
+	runSearching(t, "", "note", "--example", "basic", "--audit", db)
 	if r := runSearching(t, "", "audit", "verify", "--audit", db); r.code != 0 || r.stderr != "" {
 		t.Errorf("audit verify: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -94,7 +91,8 @@ func TestWorkingCopyByDefault(t *testing.T) {
 	// Outside a working copy: the embedded library, and no --update.
 	elsewhere := t.TempDir()
 	t.Chdir(elsewhere)
-	r = runSearching(t, "", "delegation", "--example", "minimal")
+	embedded := fixture.Library(t).Names()[0]
+	r = runSearching(t, "", embedded, "--example", fixture.Variant(t, embedded).Examples()[0])
 	if r.code != 0 || r.stderr != "" || strings.Contains(r.stdout, "A line only the working copy has.") {
 		t.Errorf("outside a working copy: exit %d, stderr %q", r.code, r.stderr)
 	}
