@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/promptsmith/promptsmith/engine"
@@ -41,7 +42,7 @@ var hexRe = regexp.MustCompile(`^[0-9a-f]{4,64}$`)
 // object by its hash.
 type candidate struct {
 	name   string // refs/tags/v1, HEAD, or a full hash
-	commit string // the commit it resolves to, "" when it names none
+	commit string // the commit it resolves to, "" until peeled finds it (or that it names none)
 	kind   string // of a hash: what git stores under it, commit or tag
 }
 
@@ -128,8 +129,13 @@ func (r *Repo) resolveName(ctx context.Context, ref, name string) (candidate, er
 }
 
 // peeled is c with the commit it names, or the error of a ref that names
-// no commit (a tag of a tree, a blob's hash).
+// no commit (a tag of a tree, a blob's hash). The listing that found c
+// knows the commit of a ref to a commit or to a tag of one, and of a
+// commit's hash: git is asked only for the others.
 func (r *Repo) peeled(ctx context.Context, ref string, c candidate) (candidate, error) {
+	if c.commit != "" {
+		return c, nil
+	}
 	commit, err := r.commitOf(ctx, c.name)
 	if err != nil {
 		return candidate{}, err
@@ -147,7 +153,10 @@ func (r *Repo) peeled(ctx context.Context, ref string, c candidate) (candidate, 
 func (r *Repo) ambiguous(ctx context.Context, ref, name string, cands []candidate) error {
 	var said, full []string
 	for _, c := range cands {
-		commit, _ := r.commitOf(ctx, c.name)
+		commit := c.commit
+		if commit == "" {
+			commit, _ = r.commitOf(ctx, c.name)
+		}
 		what := c.name
 		switch {
 		case !strings.HasPrefix(c.name, "refs/") && c.name != "HEAD":
@@ -186,20 +195,34 @@ func validName(name string) bool {
 	return true
 }
 
-// refs lists the refs whose full names are among names.
+// refFormat is what refs asks git of each ref: its name, what it points
+// at, and, for an annotated tag, what the tag points at.
+const refFormat = "--format=%(refname) %(objecttype) %(objectname) %(*objecttype) %(*objectname)"
+
+// refs lists the refs whose full names are among names, with the commit
+// of each that points at a commit or at a tag of one.
 func (r *Repo) refs(ctx context.Context, names ...string) ([]candidate, error) {
-	out, err := r.git.Output(ctx, append([]string{"for-each-ref", "--format=%(refname)"}, names...)...)
+	out, err := r.git.Output(ctx, append([]string{"for-each-ref", refFormat}, names...)...)
 	if err != nil {
 		return nil, r.gitFailed(names[0], err)
 	}
 	var found []candidate
 	for _, line := range strings.Split(string(out), "\n") {
-		for _, n := range names {
-			// for-each-ref also lists what is below a name
-			// (refs/heads/main/x for refs/heads/main).
-			if line == n {
-				found = append(found, candidate{name: n})
-			}
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			continue
+		}
+		c := candidate{name: f[0]}
+		switch {
+		case f[1] == "commit":
+			c.commit = f[2]
+		case f[1] == "tag" && len(f) == 5 && f[3] == "commit":
+			c.commit = f[4]
+		}
+		// for-each-ref also lists what is below a name
+		// (refs/heads/main/x for refs/heads/main).
+		if slices.Contains(names, c.name) {
+			found = append(found, c)
 		}
 	}
 	return found, nil
@@ -225,7 +248,10 @@ func (r *Repo) objects(ctx context.Context, prefix string) ([]candidate, error) 
 	sc := bufio.NewScanner(strings.NewReader(string(types)))
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) == 2 && (f[1] == "commit" || f[1] == "tag") {
+		switch {
+		case len(f) == 2 && f[1] == "commit":
+			found = append(found, candidate{name: f[0], kind: f[1], commit: f[0]})
+		case len(f) == 2 && f[1] == "tag":
 			found = append(found, candidate{name: f[0], kind: f[1]})
 		}
 	}
@@ -237,15 +263,24 @@ func (r *Repo) commitOf(ctx context.Context, rev string) (string, error) {
 	out, err := r.git.Output(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil {
 		// --verify --quiet says "no such commit" with status 1 and
-		// nothing on stderr; a repository git cannot read (corrupt,
+		// nothing on stderr, or, for a tree or a blob, a complaint
+		// about its type; a repository git cannot read (corrupt,
 		// locked, owned by another user) fails otherwise, saying why.
 		var exit *exec.ExitError
-		if errors.As(err, &exit) && exit.ExitCode() == 1 && len(strings.TrimSpace(string(exit.Stderr))) == 0 {
+		if errors.As(err, &exit) && exit.ExitCode() == 1 && (len(strings.TrimSpace(string(exit.Stderr))) == 0 || r.isObject(ctx, rev)) {
 			return "", nil
 		}
 		return "", r.gitFailed(rev, err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// isObject reports whether rev names an object git can read. It tells a
+// name of a tree or a blob, which git --verify --quiet still complains
+// about (in the user's language), from a repository git cannot read.
+func (r *Repo) isObject(ctx context.Context, rev string) bool {
+	_, err := r.git.Output(ctx, "cat-file", "-t", "--end-of-options", rev)
+	return err == nil
 }
 
 // gitFailed is the error of git failing to read the repository.

@@ -90,6 +90,36 @@ func TestResolveBranchOnly(t *testing.T) {
 	}
 }
 
+// TestResolvePeelsTags: an annotated tag, and a tag of such a tag, by name
+// or by the tag object's hash, resolve to the commit they end at; a tag of
+// a tree is refused as naming no commit.
+func TestResolvePeelsTags(t *testing.T) {
+	t.Parallel()
+	r := history(t)
+	head := r.RevParse("HEAD")
+	r.Git("tag", "-a", "-m", "release", "annotated", "v1")
+	r.Git("tag", "-a", "-m", "again", "retagged", "refs/tags/annotated")
+	r.Git("tag", "-a", "-m", "a tree", "treetag", "HEAD^{tree}")
+	tagObject := r.RevParse("refs/tags/retagged")
+	repo := open(t, r.Dir)
+	ctx := context.Background()
+	for ref, want := range map[string]string{
+		"annotated":          r.RevParse("v1"),
+		"refs/tags/retagged": r.RevParse("v1"),
+		"retagged~0":         r.RevParse("v1"),
+		tagObject:            r.RevParse("v1"),
+		"HEAD":               head,
+	} {
+		if got, err := repo.Resolve(ctx, ref); err != nil || got != want {
+			t.Errorf("Resolve(%s) = %s, %v; want %s", ref, got, err, want)
+		}
+	}
+	_, err := repo.Resolve(ctx, "treetag")
+	if e := engine.AsError(err); e == nil || e.Kind != engine.KindUsage || !strings.Contains(e.Reason, "names no commit") {
+		t.Errorf("a tag of a tree: %v, want refused as naming no commit", err)
+	}
+}
+
 // TestResolveRefusesOtherSyntax: git's other ways to name a commit, which
 // read the reflog, search messages or name what is not a commit, are
 // refused saying what is read; a name that resolves to no commit, or
