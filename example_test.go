@@ -1,21 +1,15 @@
 package promptsmith_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 
 	"github.com/promptsmith/promptsmith"
-	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
-	"github.com/promptsmith/promptsmith/server"
 	"github.com/promptsmith/promptsmith/tokens"
 )
 
@@ -112,35 +106,4 @@ func Example_loadDirStrict() {
 	// Output:
 	// without Strict: loads; the broken variant fails when rendered
 	// with Strict: template delegation
-}
-
-// Serve the HTTP API with an audit store, as render serve does: every
-// prompt is recorded before it is answered, and read back by its id.
-func Example_server() {
-	lib, _ := promptsmith.Library()
-	dir, _ := os.MkdirTemp("", "audit")
-	defer os.RemoveAll(dir)
-	store, err := audit.Open(context.Background(), filepath.Join(dir, "audit.db"))
-	if err != nil {
-		panic(err)
-	}
-	defer store.Close()
-	srv := server.New(lib)
-	srv.Audit = store
-	ts := httptest.NewServer(srv) // or server.Serve(ctx, listener, srv, server.DefaultHTTPConfig())
-	defer ts.Close()
-
-	v, _ := lib.Variant("delegation")
-	in, _ := v.Example("revoked-deploy")
-	resp, err := http.Post(ts.URL+"/v1/render/delegation", "application/yaml", bytes.NewReader(in.Data))
-	if err != nil {
-		panic(err)
-	}
-	var res engine.Result
-	json.NewDecoder(resp.Body).Decode(&res)
-	resp.Body.Close()
-	hash, _ := store.Resolve(context.Background(), res.IDs["delegation_id"])
-	e, _ := store.Get(context.Background(), hash)
-	fmt.Println(resp.StatusCode, e.Text == res.Text)
-	// Output: 200 true
 }
