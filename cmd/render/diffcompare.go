@@ -112,6 +112,10 @@ func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter 
 				Hint("name each folder of --inputs for a variant: %s", strings.Join(names, ", "))
 		}
 	}
+	bs, hs, err := bothSides(base, head, a, a, (*side).sources)
+	if err != nil {
+		return nil, err
+	}
 	for _, variant := range names {
 		vb, vh, err := bothSides(base, head, variant, variant, (*side).variant)
 		if err != nil {
@@ -125,7 +129,7 @@ func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter 
 		}
 		examples := slices.Sorted(slices.Values(slices.Concat(examplesOf(vb), examplesOf(vh))))
 		examples = slices.Compact(examples)
-		if key := base.variantKey(variant); key != "" && key == head.variantKey(variant) {
+		if key := base.variantKey(variant); key != "" && key == head.variantKeyAt(variant, hs, base.tree) {
 			r.Compared += len(examples) + len(fittedOf(vb)) + len(inputs[variant])
 			continue
 		}
@@ -157,11 +161,7 @@ func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter 
 			}
 		}
 	}
-	sources, err := a.changedSources(base, head)
-	if err != nil {
-		return nil, err
-	}
-	r.Sources = sources
+	r.Sources = changedSources(bs, hs)
 	r.Changed = len(r.Prompts)
 	for _, p := range r.Prompts {
 		r.Tokens = newDelta(r.Tokens.Base+p.Tokens.Base, r.Tokens.Head+p.Tokens.Head)
@@ -172,15 +172,8 @@ func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter 
 // changedSources lists the library's files that differ between the
 // sides, by path: what a reviewer opens to see the change the prompts
 // show.
-func (a *app) changedSources(base, head *side) ([]string, error) {
-	fb, err := a.sourceFiles(base)
-	if err != nil {
-		return nil, err
-	}
-	fh, err := a.sourceFiles(head)
-	if err != nil {
-		return nil, err
-	}
+func changedSources(base, head sources) []string {
+	fb, fh := base.files, head.files
 	out := []string{}
 	for _, p := range slices.Sorted(maps.Keys(fb)) {
 		if h, ok := fh[p]; !ok || !bytes.Equal(h, fb[p]) {
@@ -193,27 +186,38 @@ func (a *app) changedSources(base, head *side) ([]string, error) {
 		}
 	}
 	slices.Sort(out)
-	return out, nil
+	return out
 }
 
-// sourceFiles reads the side's files under templates/ and schemas/: a
+// sources are a side's files under templates/ and schemas/, by path.
+type sources struct {
+	files map[string][]byte
+	// others are the paths of the working copy's that are not among
+	// files: links, which a load follows, and files over --max-file.
+	others []string
+	// read says that files are the side's: the embedded library's
+	// are not read.
+	read bool
+}
+
+// sources reads the side's files under templates/ and schemas/: a
 // commit's from git, the working copy's from its folder (regular files
 // within --max-file, as a load reads them).
-func (a *app) sourceFiles(s *side) (map[string][]byte, error) {
+func (s *side) sources(a *app) (sources, error) {
 	var fsys fs.FS
 	switch {
 	case s.tree != nil:
 		f, err := s.tree.Read(a.ctx)
 		if err != nil {
-			return nil, err
+			return sources{}, err
 		}
 		fsys = f
 	case a.templates != "":
 		fsys = os.DirFS(a.templates)
 	default:
-		return map[string][]byte{}, nil
+		return sources{files: map[string][]byte{}}, nil
 	}
-	out := map[string][]byte{}
+	out := sources{files: map[string][]byte{}, read: true}
 	for _, top := range []string{"templates", "schemas"} {
 		err := fs.WalkDir(fsys, top, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -222,18 +226,23 @@ func (a *app) sourceFiles(s *side) (map[string][]byte, error) {
 				}
 				return err
 			}
+			if d.IsDir() {
+				return nil
+			}
 			if !d.Type().IsRegular() {
+				out.others = append(out.others, path)
 				return nil
 			}
 			if info, err := d.Info(); err != nil || a.limits.FileBytes > 0 && info.Size() > int64(a.limits.FileBytes) {
+				out.others = append(out.others, path)
 				return err
 			}
 			data, err := fs.ReadFile(fsys, path)
-			out[path] = data
+			out.files[path] = data
 			return err
 		})
 		if err != nil {
-			return nil, s.fail(fileError(path.Join(a.templates, top), "cannot read the library's files", err))
+			return sources{}, s.fail(fileError(path.Join(a.templates, top), "cannot read the library's files", err))
 		}
 	}
 	return out, nil

@@ -200,6 +200,55 @@ func TestKeys(t *testing.T) {
 	}
 }
 
+// TestWorkingCopyKeys: the files of a work tree checked out at HEAD give
+// each variant the key HEAD's tree gives it, in a SHA-1 and in a SHA-256
+// repository alike; an edit changes its variant's key, and only that
+// one's; a link where a variant reads leaves it without a key.
+func TestWorkingCopyKeys(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{"sha1", "sha256"} {
+		t.Run(format, func(t *testing.T) {
+			r := testrepo.New(t)
+			if err := os.RemoveAll(filepath.Join(r.Dir, ".git")); err != nil {
+				t.Fatal(err)
+			}
+			r.Git("init", "-q", "--object-format="+format, "--template=")
+			files := testrepo.NoteLibrary()
+			files["templates/note/examples/a-b.yaml"] = "title: Dash\n"
+			files["templates/note/examples/a/deep.yaml"] = "title: Deep\n"
+			r.CommitFiles("Add the library", files)
+			tree, err := open(t, r.Dir).Tree(context.Background(), "HEAD")
+			if err != nil {
+				t.Fatal(err)
+			}
+			worktree := map[string][]byte{}
+			for p, text := range files {
+				worktree[p] = []byte(text)
+			}
+			for _, v := range []string{"note", "memo"} {
+				if got, want := tree.VariantKeyOf(worktree, nil, v), tree.VariantKey(v); got != want || got == "" {
+					t.Errorf("%s: the work tree's key %q, HEAD's %q", v, got, want)
+				}
+			}
+			worktree["templates/note/head.md.tmpl"] = []byte("# Note, edited\n")
+			if tree.VariantKeyOf(worktree, nil, "note") == tree.VariantKey("note") {
+				t.Error("an edit of note leaves its key as HEAD's")
+			}
+			if tree.VariantKeyOf(worktree, nil, "memo") != tree.VariantKey("memo") {
+				t.Error("an edit of note changes memo's key")
+			}
+			worktree["schemas/extra.schema.json"] = []byte("{}")
+			if tree.VariantKeyOf(worktree, nil, "memo") == tree.VariantKey("memo") {
+				t.Error("a new schema leaves memo's key as HEAD's: a schema may be referred to")
+			}
+			delete(worktree, "schemas/extra.schema.json")
+			if key := tree.VariantKeyOf(worktree, []string{"templates/memo/link.md.tmpl"}, "memo"); key != "" {
+				t.Errorf("a link in memo's folder: key %q, want none", key)
+			}
+		})
+	}
+}
+
 // TestTreeWithTooManyFiles: a commit whose templates/ holds more files
 // than any library (here maxLibraryFiles+1 empty ones, made with git
 // mktree, no file written) is refused while it is listed, before a file

@@ -3,10 +3,12 @@ package gitlib
 import (
 	"bufio"
 	"context"
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -75,8 +77,43 @@ func (t *Tree) Key() string {
 // every schema (a schema may refer to another's definitions). A variant
 // whose key is equal in two trees renders every input the same in both.
 func (t *Tree) VariantKey(name string) string {
+	return t.key(variantFiles(name))
+}
+
+// VariantKeyOf is the key VariantKey would give a tree of this repository
+// holding files, by slash path from the library's folder: a working
+// copy's, so that a variant whose files it holds as this tree does need
+// not be rendered to tell. Each file's id is git's hash of its bytes, in
+// the repository's object format. others are the paths of the folder
+// that files leaves out (links, which a load follows and a tree's
+// listing does not, and files too large to read): where the variant
+// reads one, there is no key, "".
+func (t *Tree) VariantKeyOf(files map[string][]byte, others []string, name string) string {
+	keep := variantFiles(name)
+	if len(t.blobs) == 0 || slices.ContainsFunc(others, keep) {
+		return ""
+	}
+	objectHash := sha1.New
+	if len(t.blobs[0].id) == 2*sha256.Size {
+		objectHash = sha256.New
+	}
+	var blobs []blob
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		if keep(p) {
+			h := objectHash()
+			fmt.Fprintf(h, "blob %d\x00", len(files[p]))
+			h.Write(files[p])
+			blobs = append(blobs, blob{path: p, id: hex.EncodeToString(h.Sum(nil))})
+		}
+	}
+	return (&Tree{blobs: blobs}).key(keep)
+}
+
+// variantFiles accepts the paths of what a variant renders with: its
+// folder and every schema.
+func variantFiles(name string) func(string) bool {
 	dir := "templates/" + name + "/"
-	return t.key(func(p string) bool { return strings.HasPrefix(p, dir) || strings.HasPrefix(p, "schemas/") })
+	return func(p string) bool { return strings.HasPrefix(p, dir) || strings.HasPrefix(p, "schemas/") }
 }
 
 // key hashes the paths and blob ids of the files keep accepts, in path
