@@ -107,7 +107,7 @@ func TestRecursionFromDeepPipelines(t *testing.T) {
 // template's time limit error.
 func TestNestedRangeStopsAtTheDeadline(t *testing.T) {
 	t.Parallel()
-	lib := hostile(t, `{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}`, engine.Limits{Timeout: 50 * time.Millisecond})
+	lib := hostile(t, `{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}`, engine.Limits{Timeout: 100 * time.Millisecond})
 	err := renderHostile(t, lib)
 	var e *engine.Error
 	if !errors.As(err, &e) || e.Kind != engine.KindTemplate || !errors.Is(err, context.DeadlineExceeded) {
