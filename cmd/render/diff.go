@@ -80,20 +80,12 @@ func (s *side) fail(err error) error {
 	return err
 }
 
-// variantKey identifies a variant's files at a commit; "" for the
-// working copy (variantKeyAt).
-func (s *side) variantKey(name string) string {
-	if s.tree == nil {
-		return ""
-	}
-	return s.tree.VariantKey(name)
-}
-
-// variantKeyAt identifies a variant's files on this side as other, a
-// commit of the same repository, would: a working copy's files are
-// hashed as git hashes them. It is "" when only rendering tells: for the
-// embedded library, or a link where the variant reads.
-func (s *side) variantKeyAt(name string, src sources, other *gitlib.Tree) string {
+// variantKey identifies a variant's files on this side: a commit's by
+// git's hashes of them, a working copy's as other, a commit of the same
+// repository, would, its files hashed as git hashes them. Two sides whose
+// keys are equal render the variant alike. It is "" when only rendering
+// tells: for the embedded library, or a link where the variant reads.
+func (s *side) variantKey(name string, src sources, other *gitlib.Tree) string {
 	if s.tree != nil {
 		return s.tree.VariantKey(name)
 	}

@@ -129,7 +129,7 @@ func (a *app) compare(base, head *side, inputs map[string][]namedInput, counter 
 		}
 		examples := slices.Sorted(slices.Values(slices.Concat(examplesOf(vb), examplesOf(vh))))
 		examples = slices.Compact(examples)
-		if key := base.variantKey(variant); key != "" && key == head.variantKeyAt(variant, hs, base.tree) {
+		if key := base.variantKey(variant, bs, nil); key != "" && key == head.variantKey(variant, hs, base.tree) {
 			r.Compared += len(examples) + len(fittedOf(vb)) + len(inputs[variant])
 			continue
 		}
