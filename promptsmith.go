@@ -13,7 +13,7 @@
 //
 // The examples of this package (example_test.go) run this and the rest of
 // docs/go.md: errors, deadlines, token budgets and a strict load of a
-// working copy; server's (server/audit_test.go) the HTTP server with an
+// working copy; server's (server/example_test.go) the HTTP server with an
 // audit store.
 //
 // Package engine does the work; this package only holds the library.
