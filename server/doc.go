@@ -40,9 +40,10 @@
 // guard.go and access.go the Host, Origin, Content-Type, token and CORS
 // checks; errors.go the one error path (status, writeError), respond.go
 // the rest of writing answers; requestlog.go the request id and the one
-// log line of each request; trace.go and tracing_env.go the OpenTelemetry
-// spans; http.go, listener.go and rate.go the HTTP server around it all,
-// which drains (Drain: /readyz 503) before it closes its listener.
+// log line of each request; trace.go the OpenTelemetry spans (render
+// serve's exporter is the command's); http.go, listener.go and rate.go
+// the HTTP server around it all, which drains (Drain: /readyz 503)
+// before it closes its listener.
 //
 // A Server bounds the renders that run at once (MaxRenders, MaxQueue),
 // the time one may take (RenderTimeout) and the bytes of request bodies it

@@ -34,8 +34,9 @@ type Server struct {
 	// (DefaultReadyTimeout).
 	ReadyTimeout time.Duration
 	// Tracer, when set, traces each request, its render and each stage of
-	// it (trace.go); nil traces nothing. TracingFromEnv makes one from the
-	// OTEL_* environment variables.
+	// it (trace.go); nil traces nothing. render serve makes one from the
+	// OTEL_* environment variables, with an OTLP exporter; a program of its
+	// own passes its TracerProvider's.
 	Tracer trace.Tracer
 	// Logger receives the server's own faults (500s) and failed reloads;
 	// none are logged without it.

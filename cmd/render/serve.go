@@ -255,7 +255,7 @@ func (a *app) serve(ctx context.Context, o serveOptions) error {
 // stop sends the spans still held, waiting at most 5 s, and logs what it
 // could not send.
 func startTracing(ctx context.Context, srv *server.Server, logger *slog.Logger) (stop func(), err error) {
-	tracer, stopTracing, err := server.TracingFromEnv(ctx)
+	tracer, stopTracing, err := tracingFromEnv(ctx)
 	if err != nil {
 		return nil, err
 	}

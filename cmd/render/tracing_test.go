@@ -1,4 +1,4 @@
-package server_test
+package main
 
 import (
 	"context"
@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -49,8 +51,25 @@ func (o *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
+// traced sends a request carrying traceparent to ts, and returns the
+// response with its body read.
+func traced(t *testing.T, ts *httptest.Server, method, path, body, traceparent string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("traceparent", traceparent)
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp, data
+}
+
 // TestTraces: configured by the OTEL_* environment as an operator would,
-// the server sends a request's spans to a real OTLP/HTTP receiver: under
+// render serve's server sends a request's spans to a real OTLP/HTTP
+// receiver: under
 // the caller's trace id, the request span the child of its traceparent,
 // the render span under the request, and the stages and the audit write
 // under the render.
@@ -61,25 +80,29 @@ func TestTraces(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
 	t.Setenv("OTEL_SERVICE_NAME", "promptsmith-test")
 	t.Setenv("OTEL_TRACES_SAMPLER", "parentbased_always_on")
-	tracer, shutdown, err := server.TracingFromEnv(context.Background())
+	tracer, shutdown, err := tracingFromEnv(context.Background())
 	if err != nil || tracer == nil {
 		t.Fatalf("tracing from the environment: %v %v", tracer, err)
 	}
-	srv := builtinServer()
+	srv := server.New(fixture.Small(t))
 	srv.Tracer = tracer
-	srv.Audit = server.RecordHook(nil)
+	store, err := audit.Open(context.Background(), filepath.Join(t.TempDir(), "audit.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	srv.Audit = store
 	var log fixture.SyncBuffer
 	srv.Logger = slog.New(slog.NewJSONHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-	resp, body := call(t, ts, "POST", "/v1/render/delegation", input, "", "Content-Type", "application/json",
-		"traceparent", "00-"+traceID+"-"+parentID+"-01")
+	resp, body := traced(t, ts, "POST", "/v1/render/note", `{"title": "T", "body": "B"}`, "00-"+traceID+"-"+parentID+"-01")
 	if resp.StatusCode != 200 {
 		t.Fatalf("render: %d %s", resp.StatusCode, body)
 	}
 	for _, path := range []string{"/livez", "/readyz", "/healthz", "/metrics"} { // not traced
-		call(t, ts, "GET", path, "", "", "traceparent", "00-"+traceID+"-"+parentID+"-01")
+		traced(t, ts, "GET", path, "", "00-"+traceID+"-"+parentID+"-01")
 	}
 	if err := shutdown(context.Background()); err != nil { // flushes the batch
 		t.Fatal(err)
@@ -151,14 +174,14 @@ func TestTracingOff(t *testing.T) {
 			t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
 			t.Setenv(env[0], env[1])
 		}
-		if tracer, _, err := server.TracingFromEnv(context.Background()); tracer != nil || err != nil {
+		if tracer, _, err := tracingFromEnv(context.Background()); tracer != nil || err != nil {
 			t.Errorf("%v: tracer %v, %v", env, tracer, err)
 		}
 	}
 	t.Setenv("OTEL_SDK_DISABLED", "")
 	t.Setenv("OTEL_TRACES_EXPORTER", "")
 	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
-	if _, _, err := server.TracingFromEnv(context.Background()); err == nil {
+	if _, _, err := tracingFromEnv(context.Background()); err == nil {
 		t.Error("grpc taken though not supported")
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package main
 
 import (
 	"context"
@@ -14,7 +14,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// TracingFromEnv is the Tracer the standard OpenTelemetry environment
+// The OTLP exporter is the command's: package server takes a Tracer (its
+// Tracer field), and a Go program that embeds it brings its own.
+
+// tracingFromEnv is the Tracer the standard OpenTelemetry environment
 // variables describe, and the function that flushes and stops it (call it
 // after the server has stopped). Tracing is on when
 // OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set,
@@ -25,7 +28,7 @@ import (
 // from the OTEL_EXPORTER_OTLP_* variables; the batch processor reads
 // OTEL_BSP_*, the sampler OTEL_TRACES_SAMPLER(_ARG), the resource
 // OTEL_SERVICE_NAME (promptsmith by default) and OTEL_RESOURCE_ATTRIBUTES.
-func TracingFromEnv(ctx context.Context) (trace.Tracer, func(context.Context) error, error) {
+func tracingFromEnv(ctx context.Context) (trace.Tracer, func(context.Context) error, error) {
 	off := func(context.Context) error { return nil }
 	exporter := strings.ToLower(strings.TrimSpace(os.Getenv("OTEL_TRACES_EXPORTER")))
 	endpoint := os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") + os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -33,7 +36,7 @@ func TracingFromEnv(ctx context.Context) (trace.Tracer, func(context.Context) er
 	case strings.EqualFold(os.Getenv("OTEL_SDK_DISABLED"), "true"), exporter == "none":
 		return nil, off, nil
 	case exporter != "" && exporter != "otlp":
-		return nil, off, envError("OTEL_TRACES_EXPORTER", fmt.Sprintf("trace exporter %q is not supported: only otlp (or none)", exporter))
+		return nil, off, otelEnvError("OTEL_TRACES_EXPORTER", fmt.Sprintf("trace exporter %q is not supported: only otlp (or none)", exporter))
 	case exporter == "" && endpoint == "":
 		return nil, off, nil
 	}
@@ -42,23 +45,24 @@ func TracingFromEnv(ctx context.Context) (trace.Tracer, func(context.Context) er
 		protocol = os.Getenv("OTEL_EXPORTER_OTLP_PROTOCOL")
 	}
 	if protocol != "" && protocol != "http/protobuf" {
-		return nil, off, envError("OTEL_EXPORTER_OTLP_PROTOCOL", fmt.Sprintf("OTLP protocol %q is not supported: only http/protobuf (a collector's port 4318)", protocol))
+		return nil, off, otelEnvError("OTEL_EXPORTER_OTLP_PROTOCOL", fmt.Sprintf("OTLP protocol %q is not supported: only http/protobuf (a collector's port 4318)", protocol))
 	}
 	exp, err := otlptracehttp.New(ctx)
 	if err != nil {
-		return nil, off, envError("OTEL_EXPORTER_OTLP_ENDPOINT", "cannot make the OTLP exporter: "+err.Error())
+		return nil, off, otelEnvError("OTEL_EXPORTER_OTLP_ENDPOINT", "cannot make the OTLP exporter: "+err.Error())
 	}
 	res, err := resource.New(ctx,
 		resource.WithAttributes(semconv.ServiceName("promptsmith"), semconv.ServiceVersion(engine.Version())),
 		resource.WithFromEnv(), resource.WithTelemetrySDK())
 	if err != nil {
-		return nil, off, envError("OTEL_RESOURCE_ATTRIBUTES", "cannot read the resource: "+err.Error())
+		return nil, off, otelEnvError("OTEL_RESOURCE_ATTRIBUTES", "cannot read the resource: "+err.Error())
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	return tp.Tracer("github.com/promptsmith/promptsmith/server"), tp.Shutdown, nil
 }
 
-func envError(name, reason string) error {
+// otelEnvError is the error of an OTEL_ variable render serve cannot follow.
+func otelEnvError(name, reason string) error {
 	return &engine.Error{Kind: engine.KindUsage, Path: name, Reason: reason,
 		Hints: []string{"see the OpenTelemetry environment variables in docs/operations.md, Running in production"}}
 }
