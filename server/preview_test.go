@@ -1,44 +1,36 @@
 package server_test
 
 import (
-	"context"
 	"html"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/promptsmith/promptsmith/internal/testing/browser"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
-// dumpDOM loads a page in headless Chromium, lets its scripts run, and
-// returns the document as they left it. Without chromium the test skips,
-// but not under CI=true, where CI installs it.
-func dumpDOM(t *testing.T, pageURL string) string {
-	t.Helper()
-	bin, err := exec.LookPath("chromium")
-	if err != nil {
-		fixture.Missing(t, "chromium is not installed: the preview page is tested in a browser (Debian: apt-get install chromium)")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	// In one process (--single-process, --no-zygote): the page runs as in a
-	// tab, without the helper processes that cost a quarter of a CPU-second
-	// a page.
-	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--single-process", "--no-zygote", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=15000", "--dump-dom", pageURL)
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	return html.UnescapeString(string(out))
+// pageDOM opens pageURL in b's tab and returns its document once the page
+// has rendered (its body's data-rendered is ok or error, which it sets
+// when the render, lint and golden answers are in) and knows whether it
+// is live. The tab goes through about:blank first, so that nothing of the
+// page before is read.
+func pageDOM(b *browser.Browser, pageURL string) string {
+	var blank bool
+	b.Navigate("about:blank")
+	b.Wait("about:blank", func() bool { return b.Eval(`location.href === "about:blank"`, &blank) && blank }, func() string { return "" })
+	b.Navigate(pageURL)
+	var dom string
+	b.Wait(pageURL, func() bool {
+		return b.Eval(`location.protocol === "http:" && document.body.dataset.rendered !== "loading" &&
+			document.getElementById("live").textContent !== "connecting…" ? document.documentElement.outerHTML : ""`, &dom) && dom != ""
+	}, func() string { return "" })
+	return html.UnescapeString(dom)
 }
 
 // text is a document's text without its tags, its head and its script.
@@ -48,13 +40,15 @@ func text(dom string) string {
 	return regexp.MustCompile(`<[^>]*>`).ReplaceAllString(dom, " ")
 }
 
-// TestPreviewPage renders the first example on open, a chosen example, and
-// a bad input in a real browser, on a server that does not watch its
+// TestPreviewPage renders the first example on open, a chosen example, a
+// bad input, and a variant answered from its last good version
+// (previewStale), in one real browser, on servers that do not watch their
 // library (cmd/render's TestPreviewFollowsEdits runs render serve --watch).
 func TestPreviewPage(t *testing.T) {
 	t.Parallel()
+	b := browser.Start(t)
 	ts := newServer(t)
-	dom := dumpDOM(t, ts.URL+"/")
+	dom := pageDOM(b, ts.URL+"/")
 	if !strings.Contains(dom, `data-rendered="ok"`) || !strings.Contains(dom, fixture.Heading(t, "delegation", 0)) ||
 		!strings.Contains(text(dom), "delegation / crlf-parent · ") {
 		t.Errorf("the page does not open on the first example:\n%.3000s", text(dom))
@@ -63,7 +57,7 @@ func TestPreviewPage(t *testing.T) {
 		t.Errorf("a healthy variant is shown as stale:\n%.3000s", text(dom))
 	}
 
-	dom = dumpDOM(t, ts.URL+"/?variant=delegation&example=restricted-tools&tokens=o200k_base&max_tokens=100000")
+	dom = pageDOM(b, ts.URL+"/?variant=delegation&example=restricted-tools&tokens=o200k_base&max_tokens=100000")
 	plain := text(dom)
 	for _, want := range []string{`data-rendered="ok"`, fixture.Heading(t, "delegation", 0), "delegation_id: dlg-"} {
 		if !strings.Contains(dom, want) {
@@ -81,7 +75,7 @@ func TestPreviewPage(t *testing.T) {
 	}
 
 	bad := url.QueryEscape("parent: {agent_id: a}\n")
-	dom = dumpDOM(t, ts.URL+"/?variant=delegation&input="+bad)
+	dom = pageDOM(b, ts.URL+"/?variant=delegation&input="+bad)
 	plain = strings.Join(strings.Fields(text(dom)), " ")
 	if !strings.Contains(dom, `data-rendered="error"`) || !strings.Contains(plain, "The input is not valid") ||
 		!strings.Contains(plain, "/delegation") || !strings.Contains(plain, "required field is missing") ||
@@ -91,14 +85,14 @@ func TestPreviewPage(t *testing.T) {
 	if regexp.MustCompile(`<pre id="prompt">[^<]`).MatchString(dom) {
 		t.Error("a prompt is shown beside the input error")
 	}
+	previewStale(t, b)
 }
 
-// TestPreviewPageStale: a variant broken on disk is answered from its last
-// good version; the page says so in a banner naming the library that
-// answered and the file:line that does not load, and keeps that prompt
-// folded away, not shown as current.
-func TestPreviewPageStale(t *testing.T) {
-	t.Parallel()
+// previewStale: a variant broken on disk is answered from its last good
+// version; the page says so in a banner naming the library that answered
+// and the file:line that does not load, and keeps that prompt folded
+// away, not shown as current.
+func previewStale(t *testing.T, b *browser.Browser) {
 	dir := workingCopy(t)
 	good := loadWorkingCopy(t, dir)
 	os.WriteFile(filepath.Join(dir, "templates", "delegation", "overview.md.tmpl"), []byte("{{ if .parent }}\n"), 0o644)
@@ -108,7 +102,7 @@ func TestPreviewPageStale(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 
-	dom := dumpDOM(t, ts.URL+"/?variant=delegation&example=minimal")
+	dom := pageDOM(b, ts.URL+"/?variant=delegation&example=minimal")
 	banner := regexp.MustCompile(`(?s)<div id="stale-banner"[^>]*>(.*?)</div>`).FindStringSubmatch(dom)
 	if banner == nil || strings.Contains(banner[0], "hidden") || !strings.Contains(dom, `data-stale="true"`) {
 		t.Fatalf("no stale banner:\n%.3000s", text(dom))
