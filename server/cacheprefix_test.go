@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -36,12 +35,7 @@ func clockServer(t *testing.T) *httptest.Server {
 
 func post(t *testing.T, ts *httptest.Server, path, body string) (int, string) {
 	t.Helper()
-	resp, err := ts.Client().Post(ts.URL+path, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	resp, data := call(t, ts, "POST", path, body, "", "Content-Type", "application/json")
 	return resp.StatusCode, string(data)
 }
 
@@ -91,12 +85,7 @@ func TestCachePrefixChanges(t *testing.T) {
 			t.Fatalf("%s: %d %s", c.query, code, body)
 		}
 	}
-	resp, err := ts.Client().Get(ts.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	_, data := call(t, ts, "GET", "/metrics", "", "")
 	if want := `promptsmith_cache_prefix_changes_total{label="",variant="clock"} 2`; !strings.Contains(string(data), want) {
 		t.Errorf("no %s in\n%s", want, data)
 	}

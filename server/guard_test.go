@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -63,7 +63,7 @@ func TestHosts(t *testing.T) {
 		ts := httptest.NewServer(srv)
 		req, _ := http.NewRequest("GET", ts.URL+c.path, nil)
 		req.Host = c.host
-		resp, body := send(t, ts.Client(), req)
+		resp, body := fixture.Send(t, ts.Client(), req)
 		ts.Close()
 		if resp.StatusCode != c.code {
 			t.Errorf("Host %s %v %s: %d, want %d: %s", c.host, c.allowed, c.path, resp.StatusCode, c.code, body)
@@ -103,7 +103,7 @@ func TestHostOfTheAddressReachedOn(t *testing.T) {
 	ts.Listener = ln
 	ts.Start()
 	defer ts.Close()
-	resp, body := send(t, ts.Client(), must(http.NewRequest("GET", ts.URL+"/v1/variants", nil)))
+	resp, body := fixture.Send(t, ts.Client(), must(http.NewRequest("GET", ts.URL+"/v1/variants", nil)))
 	if resp.StatusCode != 200 {
 		t.Errorf("Host %s: %d %s", ln.Addr(), resp.StatusCode, body)
 	}
@@ -179,7 +179,7 @@ func TestBrowserRequests(t *testing.T) {
 		if c.contentType != "" {
 			req.Header.Set("Content-Type", c.contentType)
 		}
-		resp, data := send(t, ts.Client(), req)
+		resp, data := fixture.Send(t, ts.Client(), req)
 		if resp.StatusCode != c.code {
 			t.Errorf("%s %s Origin %q Content-Type %q: %d, want %d: %s", c.method, c.path, c.origin, c.contentType, resp.StatusCode, c.code, data)
 			continue
@@ -200,20 +200,6 @@ func TestBrowserRequests(t *testing.T) {
 	if int(recorded.Load()) != renders {
 		t.Errorf("%d renders recorded, want the %d that were served", recorded.Load(), renders)
 	}
-}
-
-func send(t *testing.T, client *http.Client, req *http.Request) (*http.Response, []byte) {
-	t.Helper()
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, data
 }
 
 func must[T any](v T, err error) T {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/http/httptest"
@@ -205,20 +204,10 @@ func mapKeys(m map[string]any) func(func(string) bool) {
 
 func call(t *testing.T, ts *httptest.Server, method, path, body, token string, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
 	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+		header = append([]string{"Authorization", "Bearer " + token}, header...)
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp, data
+	return fixture.Do(t, ts.Client(), method, ts.URL+path, body, header...)
 }
 
 // failingCheck renders, but its prompt breaks the delegation manifest's

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -39,13 +37,7 @@ func builtinServer() *server.Server {
 
 func do(t *testing.T, ts *httptest.Server, method, path, body string) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
+	resp, data := call(t, ts, method, path, body, "")
 	var out map[string]any
 	if len(data) > 0 && data[0] == '{' {
 		if err := json.Unmarshal(data, &out); err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/promptsmith/promptsmith/audit"
 	"github.com/promptsmith/promptsmith/internal/labels"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 	"github.com/promptsmith/promptsmith/internal/testing/testrepo"
 )
@@ -93,17 +93,11 @@ func serveRepoReplay(t *testing.T, target string) {
 // which must answer want, and returns the commit the answer names.
 func renderAt(t *testing.T, addr, path, label, input, want string) (commit string) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", "http://"+addr+path, strings.NewReader(input))
-	req.Header.Set("Content-Type", "application/json")
+	header := []string{"Content-Type", "application/json"}
 	if label != "" {
-		req.Header.Set("X-Promptsmith-Label", label)
+		header = append(header, "X-Promptsmith-Label", label)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	resp, body := fixture.Do(t, http.DefaultClient, "POST", "http://"+addr+path, input, header...)
 	var res struct{ Text string }
 	json.Unmarshal(body, &res)
 	if resp.StatusCode != 200 || res.Text != want {

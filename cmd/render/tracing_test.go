@@ -13,12 +13,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/promptsmith/promptsmith/audit"
-	"github.com/promptsmith/promptsmith/internal/testing/fixture"
-	"github.com/promptsmith/promptsmith/server"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/promptsmith/promptsmith/audit"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
+	"github.com/promptsmith/promptsmith/server"
 )
 
 // otlpReceiver is an OTLP/HTTP trace receiver of the test's own: it
@@ -51,22 +52,6 @@ func (o *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-// traced sends a request carrying traceparent to ts, and returns the
-// response with its body read.
-func traced(t *testing.T, ts *httptest.Server, method, path, body, traceparent string) (*http.Response, []byte) {
-	t.Helper()
-	req, _ := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("traceparent", traceparent)
-	resp, err := ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, _ := io.ReadAll(resp.Body)
-	return resp, data
-}
-
 // TestTraces: configured by the OTEL_* environment as an operator would,
 // render serve's server sends a request's spans to a real OTLP/HTTP
 // receiver: under
@@ -97,12 +82,14 @@ func TestTraces(t *testing.T) {
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
 	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-	resp, body := traced(t, ts, "POST", "/v1/render/note", `{"title": "T", "body": "B"}`, "00-"+traceID+"-"+parentID+"-01")
+	traceparent := "00-" + traceID + "-" + parentID + "-01"
+	resp, body := fixture.Do(t, ts.Client(), "POST", ts.URL+"/v1/render/note", `{"title": "T", "body": "B"}`,
+		"Content-Type", "application/json", "traceparent", traceparent)
 	if resp.StatusCode != 200 {
 		t.Fatalf("render: %d %s", resp.StatusCode, body)
 	}
 	for _, path := range []string{"/livez", "/readyz", "/healthz", "/metrics"} { // not traced
-		traced(t, ts, "GET", path, "", "00-"+traceID+"-"+parentID+"-01")
+		fixture.Do(t, ts.Client(), "GET", ts.URL+path, "", "traceparent", traceparent)
 	}
 	if err := shutdown(context.Background()); err != nil { // flushes the batch
 		t.Fatal(err)
