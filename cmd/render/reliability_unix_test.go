@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -20,24 +19,21 @@ import (
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
-// bigDelegation writes a delegation input whose parent prompt is about
-// 8 MB, long enough to write that a signal sent once the temporary file
-// appears lands while it is written, and returns it with the flags that
-// let it through.
-func bigDelegation(t *testing.T) (string, []string) {
+// bigOutput writes a library of one variant, bulk, whose prompt is about
+// 8 MB whatever its input: long enough to write that a signal sent once
+// the temporary file appears lands while it is written. It returns the
+// arguments that render it from an empty input, with the flags that let
+// it through.
+func bigOutput(t *testing.T) []string {
 	t.Helper()
 	line := "Always run the tests before committing, and say which ones you ran.\n"
-	parent := "# Lead\n\n" + strings.Repeat(line, 8_000_000/len(line))
-	in, _ := json.Marshal(map[string]any{
-		"parent": map[string]any{"agent_id": "a", "prompt_key": "k", "prompt": parent},
-		"delegation": map[string]any{"reason": "r", "expected_completion": "e", "task_summary": "t",
-			"required_outputs": []string{"x"}, "parent_max_bytes": 100_000_000},
+	dir := fixture.WriteFiles(t, map[string]string{
+		"schemas/bulk.schema.json":       `{"type": "object"}`,
+		"templates/bulk/prompt.yaml":     "sections: [body]\n",
+		"templates/bulk/body.md.tmpl":    "{{ repeat " + strconv.Itoa(8_000_000/len(line)) + " " + strconv.Quote(line) + " }}",
+		"templates/bulk/examples/e.yaml": "{}\n",
 	})
-	path := filepath.Join(t.TempDir(), "big.json")
-	if err := os.WriteFile(path, in, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path, []string{"--max-input", "100000000", "--max-output", "200000000"}
+	return []string{"bulk", "--example", "e", "--templates", dir, "--max-output", "200000000"}
 }
 
 func temporaryFiles(t *testing.T, dir string) []string {
@@ -80,10 +76,9 @@ func TestSignalMidWriteLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the command and writes 8 MB outputs")
 	}
-	input, flags := bigDelegation(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out.md")
-	args := append([]string{"delegation", "-i", input, "-o", out}, flags...)
+	args := append(bigOutput(t), "-o", out)
 	full, err := renderCommand(t, context.Background(), args...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("a plain render: %v %s", err, full)
