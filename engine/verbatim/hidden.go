@@ -201,14 +201,30 @@ func isBidi(r rune) bool {
 // or false.
 func FirstBidi(s string) (rune, int, bool) {
 	// Each is written with a first byte of 0xD8 (U+061C) or 0xE2 (the
-	// rest): the text between is skipped a byte at a time.
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c != 0xD8 && c != 0xE2 {
-			continue
+	// rest): strings.IndexByte finds the next of each, and only those
+	// places are decoded.
+	d8, e2 := nextByte(s, 0, 0xD8), nextByte(s, 0, 0xE2)
+	for {
+		i := min(d8, e2)
+		if i == len(s) {
+			return 0, 0, false
 		}
 		if r, _ := utf8.DecodeRuneInString(s[i:]); isBidi(r) {
 			return r, i, true
 		}
+		if i == d8 {
+			d8 = nextByte(s, i+1, 0xD8)
+		} else {
+			e2 = nextByte(s, i+1, 0xE2)
+		}
 	}
-	return 0, 0, false
+}
+
+// nextByte is the offset of the first c in s at or after from, len(s)
+// when there is none.
+func nextByte(s string, from int, c byte) int {
+	if j := strings.IndexByte(s[from:], c); j >= 0 {
+		return from + j
+	}
+	return len(s)
 }

@@ -1,6 +1,7 @@
 package verbatim
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,46 @@ func BenchmarkHiddenMarker(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestFirstBidiMatchesEachRune: FirstBidi, which decodes only where a
+// bidi control's first byte stands, finds what decoding every character
+// finds, among lookalikes that share those first bytes (an em dash, Arabic
+// letters) and invalid bytes.
+func TestFirstBidiMatchesEachRune(t *testing.T) {
+	each := func(s string) (rune, int, bool) {
+		for i, r := range s {
+			if isBidi(r) {
+				return r, i, true
+			}
+		}
+		return 0, 0, false
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	alphabet := []string{"a", " ", "\n", "—", "…", "ب", "\u061c", "\u200e", "\u200f", "\u202a", "\u202e", "\u2066", "\u2069", "\u2065", "\xe2", "\xd8", "\xe2\x80", "日"}
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(30) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		r, at, ok := FirstBidi(s)
+		wr, wat, wok := each(s)
+		if r != wr || at != wat || ok != wok {
+			t.Fatalf("FirstBidi(%q) = %U %d %t, each rune: %U %d %t", s, r, at, ok, wr, wat, wok)
+		}
+	}
+}
+
+// BenchmarkFirstBidi scans a megabyte of prose with an em dash (whose
+// first byte is a bidi control's) every line, for a control it lacks.
+func BenchmarkFirstBidi(b *testing.B) {
+	s := strings.Repeat("Review the open pull requests — and report.\n", (1<<20)/46)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if _, _, ok := FirstBidi(s); ok {
+			b.Fatal("found a bidi control")
+		}
 	}
 }
