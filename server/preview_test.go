@@ -21,15 +21,21 @@ import (
 // is live. The tab goes through about:blank first, so that nothing of the
 // page before is read.
 func pageDOM(b *browser.Browser, pageURL string) string {
+	shows := func() string {
+		var s string
+		b.Eval(`location.href + ", rendered " + (document.body && document.body.dataset.rendered) + ", " +
+			(document.getElementById("live") || {}).textContent`, &s)
+		return s
+	}
 	var blank bool
 	b.Navigate("about:blank")
-	b.Wait("about:blank", func() bool { return b.Eval(`location.href === "about:blank"`, &blank) && blank }, func() string { return "" })
+	b.Wait("about:blank", func() bool { return b.Eval(`location.href === "about:blank"`, &blank) && blank }, shows)
 	b.Navigate(pageURL)
 	var dom string
 	b.Wait(pageURL, func() bool {
 		return b.Eval(`location.protocol === "http:" && document.body.dataset.rendered !== "loading" &&
 			document.getElementById("live").textContent !== "connecting…" ? document.documentElement.outerHTML : ""`, &dom) && dom != ""
-	}, func() string { return "" })
+	}, shows)
 	return html.UnescapeString(dom)
 }
 
