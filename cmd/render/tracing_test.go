@@ -54,10 +54,9 @@ func (o *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // TestTraces: configured by the OTEL_* environment as an operator would,
 // render serve's server sends a request's spans to a real OTLP/HTTP
-// receiver: under
-// the caller's trace id, the request span the child of its traceparent,
-// the render span under the request, and the stages and the audit write
-// under the render.
+// receiver: under the caller's trace id, the request span the child of its
+// traceparent, the render span under the request, and the stages and the
+// audit write under the render.
 func TestTraces(t *testing.T) {
 	recv := &otlpReceiver{attrs: map[string]string{}}
 	collector := httptest.NewServer(recv)
