@@ -12,3 +12,9 @@ func Memory() string {
 	}
 	return "/dev/shm"
 }
+
+// running reports whether a process with this id exists: signal 0 checks
+// without sending. A process of another user answers EPERM, and is running.
+func running(pid int) bool {
+	return syscall.Kill(pid, 0) != syscall.ESRCH
+}

@@ -10,8 +10,15 @@ package scratch
 
 import (
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
+
+// folderPrefix starts the name of every folder Run makes, followed by the
+// process's id, so that a later run can tell a folder whose process died.
+const folderPrefix = "promptsmith-test-"
 
 // lastingEnv names the temporary folder that Run replaced, for Lasting.
 const lastingEnv = "PROMPTSMITH_TEST_LASTING_TMPDIR"
@@ -23,13 +30,17 @@ func Main(m *testing.M) int { return Run(m.Run) }
 // Run calls tests, a package's tests, with the temporary folder (TMPDIR,
 // and GOTMPDIR, where t.TempDir makes its folders) a new folder in
 // Memory, which it removes after them; the processes the tests start
-// inherit it. Without Memory it just calls tests.
+// inherit it. Without Memory it just calls tests. It first removes the
+// folders of test processes that are gone: a test binary that is killed
+// (a timeout, ^C) leaves its folder in memory, and memory is not cleared
+// as a disk's temporary folder is at boot.
 func Run(tests func() int) int {
 	shm := Memory()
 	if shm == "" {
 		return tests()
 	}
-	dir, err := os.MkdirTemp(shm, "promptsmith-test-")
+	sweep(shm)
+	dir, err := os.MkdirTemp(shm, folderPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return tests()
 	}
@@ -55,4 +66,23 @@ func Lasting() string {
 		return dir
 	}
 	return os.TempDir()
+}
+
+// sweep removes the folders in shm that Run made for processes no longer
+// running. A folder of a live process, or of no process it can tell, stays.
+func sweep(shm string) {
+	entries, err := os.ReadDir(shm)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), folderPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		if pid, err := strconv.Atoi(pidText); ok && err == nil && pid > 0 && !running(pid) {
+			os.RemoveAll(filepath.Join(shm, e.Name()))
+		}
+	}
 }

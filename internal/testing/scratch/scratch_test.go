@@ -3,6 +3,8 @@ package scratch
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -42,5 +44,37 @@ func TestRun(t *testing.T) {
 	}
 	if os.Getenv("TMPDIR") != before || Lasting() != lasting {
 		t.Errorf("after Run TMPDIR is %q and Lasting %s, want %q and %s", os.Getenv("TMPDIR"), Lasting(), before, lasting)
+	}
+}
+
+// TestSweep: the folders of test processes that are gone are removed; a
+// live process's folder, and anything not named as Run names its folders,
+// stay.
+func TestSweep(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Memory, and so the sweep, is Linux's only")
+	}
+	dir := t.TempDir()
+	const gone = 1 << 30 // above any pid_max: no such process
+	own := strconv.Itoa(os.Getpid())
+	names := map[string]bool{ // name: stays
+		folderPrefix + strconv.Itoa(gone) + "-123": false,
+		folderPrefix + own + "-456":                true,
+		folderPrefix + "1-789":                     true, // init runs
+		folderPrefix + "789":                       true, // no pid: not Run's
+		folderPrefix + "x-1":                       true,
+		"other-" + strconv.Itoa(gone) + "-1":       true,
+	}
+	for name := range names {
+		if err := os.MkdirAll(filepath.Join(dir, name, "cluster"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweep(dir)
+	for name, stays := range names {
+		_, err := os.Stat(filepath.Join(dir, name))
+		if stays != (err == nil) {
+			t.Errorf("%s: after the sweep, stat says %v; want it kept: %v", name, err, stays)
+		}
 	}
 }
