@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -118,17 +121,57 @@ func unknownServeEnv(cmd *cobra.Command, environ []string) []unknownVar {
 		known = append(known, envName(f.Name))
 	}
 	known = append(known, "PROMPTSMITH_TEMPLATES", "PROMPTSMITH_AUDIT", auditKeyEnv, labels.EnvVar)
+	links := serviceLinks()
 	var out []unknownVar
 	for _, kv := range environ {
-		name, _, _ := strings.Cut(kv, "=")
+		name, value, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(name, "PROMPTSMITH_") || slices.Contains(known, name) || slices.Contains(otherEnv(), name) ||
-			strings.HasPrefix(name, "PROMPTSMITH_TEST_") {
+			strings.HasPrefix(name, "PROMPTSMITH_TEST_") || isServiceLink(links, name, value) {
 			continue
 		}
 		out = append(out, unknownVar{name: name, near: phrase.Closest(name, known)})
 	}
 	slices.SortFunc(out, func(a, b unknownVar) int { return strings.Compare(a.name, b.name) })
 	return out
+}
+
+// serviceLink is a form of the variables Kubernetes gives a pod for each
+// Service of its namespace, unless the pod sets enableServiceLinks: false:
+// a Service named promptsmith (or promptsmith-canary) gives
+// PROMPTSMITH_SERVICE_HOST=10.0.0.1, PROMPTSMITH_SERVICE_PORT_HTTP=80,
+// PROMPTSMITH_PORT=tcp://10.0.0.1:80, PROMPTSMITH_PORT_80_TCP_PROTO=tcp and
+// the like. They are not an operator's typo; PROMPTSMITH_PORT=9090, whose
+// value no Service gives, is.
+type serviceLink struct {
+	name  *regexp.Regexp
+	value func(string) bool
+}
+
+func serviceLinks() []serviceLink {
+	const service, port = `^PROMPTSMITH(_[A-Z0-9_]+)?`, `_PORT_[0-9]+_(TCP|UDP|SCTP)`
+	protocol := func(v string) bool { return v == "tcp" || v == "udp" || v == "sctp" }
+	address := func(v string) bool { _, err := netip.ParseAddr(v); return err == nil }
+	number := func(v string) bool { n, err := strconv.ParseUint(v, 10, 16); return err == nil && n > 0 }
+	url := func(v string) bool {
+		proto, addr, _ := strings.Cut(v, "://")
+		ap, err := netip.ParseAddrPort(addr)
+		return protocol(proto) && err == nil && ap.Port() > 0
+	}
+	return []serviceLink{
+		{regexp.MustCompile(service + `_SERVICE_HOST$`), address},
+		{regexp.MustCompile(service + `_SERVICE_PORT(_[A-Z0-9_]+)?$`), number},
+		{regexp.MustCompile(service + `_PORT$`), url},
+		{regexp.MustCompile(service + port + `$`), url},
+		{regexp.MustCompile(service + port + `_ADDR$`), address},
+		{regexp.MustCompile(service + port + `_PORT$`), number},
+		{regexp.MustCompile(service + port + `_PROTO$`), protocol},
+	}
+}
+
+// isServiceLink reports whether a variable is one Kubernetes set for a
+// Service, by its name and its value alike.
+func isServiceLink(links []serviceLink, name, value string) bool {
+	return slices.ContainsFunc(links, func(l serviceLink) bool { return l.name.MatchString(name) && l.value(value) })
 }
 
 // checkServeEnv names each unknown PROMPTSMITH_ variable in the log, with

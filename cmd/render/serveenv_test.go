@@ -2,8 +2,14 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/labels"
@@ -112,5 +118,105 @@ func TestServeEnvUnknown(t *testing.T) {
 	t.Setenv("PROMPTSMITH_STRICT_ENV", "true")
 	if r := runCLI(t, "", "serve", "--addr", "127.0.0.1:0"); r.code != 2 || !strings.Contains(r.stderr, "PROMPTSMITH_ADRR") {
 		t.Errorf("PROMPTSMITH_STRICT_ENV=true: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// TestServiceLinks: the variables Kubernetes gives a pod for a Service
+// named promptsmith or promptsmith-canary in its namespace are not taken
+// for typos, so --strict-env starts in such a pod; a variable of that name
+// whose value no Service gives still is one.
+func TestServiceLinks(t *testing.T) {
+	serve, _, err := (&app{}).rootCommand().Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := []string{
+		"PROMPTSMITH_SERVICE_HOST=10.96.0.12", "PROMPTSMITH_SERVICE_PORT=80", "PROMPTSMITH_SERVICE_PORT_HTTP=80",
+		"PROMPTSMITH_PORT=tcp://10.96.0.12:80", "PROMPTSMITH_PORT_80_TCP=tcp://10.96.0.12:80", "PROMPTSMITH_PORT_80_TCP_PROTO=tcp",
+		"PROMPTSMITH_PORT_80_TCP_PORT=80", "PROMPTSMITH_PORT_80_TCP_ADDR=10.96.0.12",
+		"PROMPTSMITH_CANARY_SERVICE_HOST=fd00::12", "PROMPTSMITH_CANARY_PORT=udp://[fd00::12]:53",
+		"PROMPTSMITH_CANARY_PORT_53_UDP_ADDR=fd00::12",
+	}
+	typos := []string{"PROMPTSMITH_PORT=9090", "PROMPTSMITH_SERVICE_HOST=promptsmith.example", "PROMPTSMITH_PORTS=tcp://10.0.0.1:80"}
+	var got []string
+	for _, u := range unknownServeEnv(serve, append(slices.Clone(links), typos...)) {
+		got = append(got, u.name)
+	}
+	if want := []string{"PROMPTSMITH_PORT", "PROMPTSMITH_PORTS", "PROMPTSMITH_SERVICE_HOST"}; !slices.Equal(got, want) {
+		t.Errorf("unknown variables %q, want %q", got, want)
+	}
+}
+
+// TestKubernetesEnv: render serve as the Kubernetes kit runs it, with the
+// kit's arguments and environment and the variables Kubernetes adds for
+// the kit's Service (were the pod not to set enableServiceLinks: false),
+// knows every flag and variable: the kit sets --strict-env.
+func TestKubernetesEnv(t *testing.T) {
+	var deployment struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Name string   `yaml:"name"`
+						Args []string `yaml:"args"`
+						Env  []struct {
+							Name  string `yaml:"name"`
+							Value string `yaml:"value"`
+						} `yaml:"env"`
+					} `yaml:"containers"`
+				} `yaml:"spec"`
+			} `yaml:"template"`
+		} `yaml:"spec"`
+	}
+	var service struct {
+		Metadata struct{ Name string } `yaml:"metadata"`
+		Spec     struct {
+			Ports []struct {
+				Name     string `yaml:"name"`
+				Port     int    `yaml:"port"`
+				Protocol string `yaml:"protocol"`
+			} `yaml:"ports"`
+		} `yaml:"spec"`
+	}
+	for file, v := range map[string]any{"deployment.yaml": &deployment, "service.yaml": &service} {
+		data, err := os.ReadFile(filepath.Join("..", "..", "deploy", "kubernetes", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := yaml.Unmarshal(data, v); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+	render := deployment.Spec.Template.Spec.Containers[0]
+	var environ []string
+	strict := false
+	for _, e := range render.Env {
+		environ = append(environ, e.Name+"="+e.Value)
+		strict = strict || e.Name == "PROMPTSMITH_STRICT_ENV" && e.Value == "true"
+	}
+	if render.Name != "render" || !strict {
+		t.Fatalf("the kit's first container is %q, strict %v; want render serve with PROMPTSMITH_STRICT_ENV=true", render.Name, strict)
+	}
+	svc := strings.ToUpper(strings.ReplaceAll(service.Metadata.Name, "-", "_"))
+	const ip = "10.96.0.12"
+	environ = append(environ, svc+"_SERVICE_HOST="+ip)
+	for i, p := range service.Spec.Ports {
+		proto := strings.ToLower(p.Protocol)
+		n, prefix := strconv.Itoa(p.Port), fmt.Sprintf("%s_PORT_%d_%s", svc, p.Port, p.Protocol)
+		if i == 0 {
+			environ = append(environ, svc+"_SERVICE_PORT="+n, svc+"_PORT="+proto+"://"+ip+":"+n)
+		}
+		environ = append(environ, svc+"_SERVICE_PORT_"+strings.ToUpper(p.Name)+"="+n, prefix+"="+proto+"://"+ip+":"+n,
+			prefix+"_PROTO="+proto, prefix+"_PORT="+n, prefix+"_ADDR="+ip)
+	}
+	serve, _, err := (&app{}).rootCommand().Find([]string{"serve"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.ParseFlags(render.Args); err != nil {
+		t.Errorf("the kit's arguments %q: %v", render.Args, err)
+	}
+	if unknown := unknownServeEnv(serve, environ); len(unknown) > 0 {
+		t.Errorf("with the kit's environment %q, --strict-env refuses %v", environ, unknown)
 	}
 }
