@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -47,5 +48,15 @@ func TestServeSurvivesHostileTemplates(t *testing.T) {
 				t.Errorf("fine after %s: %d %v", c.variant, code, res)
 			}
 		}
+	}
+}
+
+// TestDefaultRenderTimeout: a server's bound on a request leaves the
+// engine's own limit on a render the time to pass first, with room to wait
+// for a slot, so that a template that loops is answered 500 (the
+// template's fault), not 503 (retry).
+func TestDefaultRenderTimeout(t *testing.T) {
+	if s := server.New(fixture.Small(t)); s.RenderTimeout < engine.DefaultLimits().Timeout+time.Second {
+		t.Errorf("RenderTimeout %s, engine's Timeout %s: a looping template would be answered 503", s.RenderTimeout, engine.DefaultLimits().Timeout)
 	}
 }

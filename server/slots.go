@@ -13,8 +13,12 @@ import (
 const DefaultMaxQueue = 64
 
 // DefaultRenderTimeout bounds the work on one render or check request,
-// waiting for a slot included.
-const DefaultRenderTimeout = 10 * time.Second
+// waiting for a slot included: the engine's own limit on a render
+// (engine.DefaultLimits' Timeout, 10 s) and 5 s of waiting. A template
+// that runs away thus meets the engine's limit first, and is answered as
+// the template's fault (500), not as a server too busy to finish (503,
+// retry).
+const DefaultRenderTimeout = 15 * time.Second
 
 // inSlot runs work in a render slot: the one way a request takes one
 // (render, check, extract, lint, golden). It waits for the slot in the

@@ -32,6 +32,7 @@ type serveOptions struct {
 	maxEventStreams      int
 	cors, allowHosts     []string
 	renderTimeout        time.Duration
+	renderTimeoutGiven   bool
 	maxRenders, maxQueue int
 	http                 server.HTTPConfig
 	repo                 repoOptions
@@ -122,6 +123,8 @@ func (a *app) serveCommand() *cobra.Command {
 			if err := a.checkRepo(o, func(name string) bool { return cmd.Flags().Changed(name) }); err != nil {
 				return err
 			}
+			_, inEnv := os.LookupEnv(envName("render-timeout"))
+			o.renderTimeoutGiven = inEnv || cmd.Flags().Changed("render-timeout")
 			return a.serve(cmd.Context(), o)
 		},
 	}
@@ -166,7 +169,7 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.tokenFile, "token-file", "", "require the bearer token in this file on every request but the probes (/livez, /readyz, /healthz)")
 	f.StringArrayVar(&o.cors, "cors-origin", nil, "let pages of this origin (https://host[:port]) call the API from a browser; repeatable; \"*\" for any; pages of other origins but the server's own get 403")
 	f.StringArrayVar(&o.allowHosts, "allow-host", nil, "answer requests whose Host is this name too, besides loopback names, the host of --addr and the address the server was reached on; repeatable; \"*\" for any (only behind a proxy that checks Host, or with --token-file)")
-	f.DurationVar(&o.renderTimeout, "render-timeout", o.renderTimeout, "longest one render may take, waiting for a slot included (0: no limit)")
+	f.DurationVar(&o.renderTimeout, "render-timeout", o.renderTimeout, "longest one render may take, waiting for a slot included: by default --timeout and 5s more, so that a template past --timeout is answered as the template's fault (0: no limit)")
 	f.IntVar(&o.maxRenders, "max-renders", o.maxRenders, "renders that run at once (the number of CPUs Go uses unless set)")
 	f.IntVar(&o.maxQueue, "max-queue", o.maxQueue, "renders that may wait for a slot; past them the server answers 503")
 	h := &o.http
@@ -313,7 +316,7 @@ func (a *app) newServer(ctx context.Context, o serveOptions, logger *slog.Logger
 	srv.Logger = logger
 	srv.CORSOrigins = o.cors
 	srv.AllowedHosts = serveHosts(o.addr, o.allowHosts)
-	srv.RenderTimeout, srv.MaxRenders, srv.MaxQueue = o.renderTimeout, o.maxRenders, o.maxQueue
+	srv.RenderTimeout, srv.MaxRenders, srv.MaxQueue = a.renderTimeout(o, logger), o.maxRenders, o.maxQueue
 	srv.Tokens, srv.MaxEventStreams = a.tokens, o.maxEventStreams
 	if a.templates != "" && srv.Labels == nil { // golden files and lint for the preview page
 		srv.WorkingCopy, _ = engine.Root(a.templates)
@@ -325,6 +328,30 @@ func (a *app) newServer(ctx context.Context, o serveOptions, logger *slog.Logger
 		}
 	}
 	return srv, nil
+}
+
+// renderTimeout is --render-timeout: unless given, the render's own
+// --timeout and the wait server.DefaultRenderTimeout allows beyond the
+// engine's default, so that a template that runs away meets --timeout
+// first and is answered as the template's fault (500), not as a server
+// too busy to finish (503, retry). One given at or below --timeout is
+// kept, and the log says what it does; so it does of one that leaves
+// --write-timeout no time to send the answer.
+func (a *app) renderTimeout(o serveOptions, logger *slog.Logger) time.Duration {
+	limit := engine.LimitsOf(a.limitOptions()...).Timeout
+	d := o.renderTimeout
+	if !o.renderTimeoutGiven {
+		d = limit + server.DefaultRenderTimeout - engine.DefaultLimits().Timeout
+	}
+	if o.renderTimeoutGiven && d > 0 && d <= limit {
+		logger.Warn("--render-timeout is not above --timeout: a render that runs past it is answered 503 (retry), even one whose template loops",
+			"render_timeout", d.String(), "timeout", limit.String())
+	}
+	if w := o.http.WriteTimeout; w > 0 && (d <= 0 || d >= w) {
+		logger.Warn("--write-timeout is not above --render-timeout: the answer to a render that takes that long is cut off",
+			"render_timeout", d.String(), "write_timeout", w.String())
+	}
+	return d
 }
 
 // serveHosts are the names the server answers to besides the loopback ones

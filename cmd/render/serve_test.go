@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -185,5 +186,54 @@ func TestServeFlagsDocumented(t *testing.T) {
 	}
 	if n < 10 {
 		t.Fatalf("found %d flags in render serve --help:\n%s", n, help.stdout)
+	}
+}
+
+// TestServeLoopingTemplate: with --render-timeout left to its default, a
+// template that loops past --timeout is answered as the template's fault
+// (500, kind template), not as a busy server (503, retry); a
+// --render-timeout given at or below --timeout is kept, and the log says
+// what it does.
+func TestServeLoopingTemplate(t *testing.T) {
+	t.Parallel()
+	dir := fixture.WriteFiles(t, map[string]string{
+		"schemas/loop.schema.json":       `{"type": "object"}`,
+		"templates/loop/prompt.yaml":     "sections: [body]\n",
+		"templates/loop/body.md.tmpl":    `{{ range until 100000 }}{{ range until 100000 }}{{ end }}{{ end }}`,
+		"templates/loop/examples/a.yaml": "{}\n",
+	})
+	srv := startServe(t, "--templates", dir, "--timeout", "200ms")
+	resp, body := fixture.Do(t, http.DefaultClient, "POST", "http://"+srv.addr+"/v1/render/loop", "{}", "Content-Type", "application/json")
+	var e struct{ Error struct{ Kind, Reason string } }
+	json.Unmarshal(body, &e)
+	if resp.StatusCode != http.StatusInternalServerError || e.Error.Kind != "template" || !strings.Contains(e.Error.Reason, "deadline (200ms)") {
+		t.Errorf("a looping template: %d %s", resp.StatusCode, body)
+	}
+	srv.terminate(t)
+	srv.wait(t)
+
+	a := &app{}
+	a.limits.Timeout = 3 * time.Second
+	var log bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	for _, c := range []struct {
+		set         bool
+		given, want time.Duration
+		warns       string
+	}{
+		{false, 15 * time.Second, 8 * time.Second, ""}, // not given: --timeout and 5s
+		{true, 2 * time.Second, 2 * time.Second, "not above --timeout"},
+		{true, 3 * time.Second, 3 * time.Second, "not above --timeout"},
+		{true, 4 * time.Second, 4 * time.Second, ""},
+		{true, 10 * time.Second, 10 * time.Second, "not above --render-timeout"}, // --write-timeout 10s
+		{true, 0, 0, "not above --render-timeout"},                               // no limit
+	} {
+		log.Reset()
+		o := serveOptions{renderTimeout: c.given, renderTimeoutGiven: c.set}
+		o.http.WriteTimeout = 10 * time.Second
+		got := a.renderTimeout(o, logger)
+		if warned := strings.Count(log.String(), "level=WARN"); got != c.want || warned > 1 || (warned == 1) != (c.warns != "") || !strings.Contains(log.String(), c.warns) {
+			t.Errorf("--render-timeout %s under --timeout 3s: %s, log %q; want %s, a warning %q", c.given, got, log.String(), c.want, c.warns)
+		}
 	}
 }
