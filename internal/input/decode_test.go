@@ -120,4 +120,22 @@ func TestDecoderBounds(t *testing.T) {
 	if _, err := Decode(Input{Name: "x", Data: []byte(`{"x": ` + deep + `}`)}, nil); err == nil {
 		t.Error("20,000 levels decoded")
 	}
+	// An array at the top, JSON or YAML, is refused as one, or, nested
+	// past the bound, for its depth at its pointer: not as invalid YAML.
+	for doc, want := range map[string]string{
+		"[1, 2]":      "must be an object, got an array",
+		"[a, b: c]":   "must be an object, got an array",
+		" [[[[1]]]]":  "deeper than 3 levels",
+		"[[[[a]]]]":   "deeper than 3 levels",
+		deep:          "deeper than 3 levels",
+		"[1, 2":       "invalid YAML",
+		"[{}] # note": "must be an object, got an array",
+	} {
+		_, err := (Decoder{MaxDepth: 3}).Decode(Input{Name: "top", Data: []byte(doc)})
+		var e *problem.Error
+		if !errors.As(err, &e) || !strings.Contains(e.Reason, want) || !strings.HasPrefix(e.Position, "top") ||
+			strings.Contains(want, "deeper") && e.Field != "/0/0/0/0" {
+			t.Errorf("%.20q: %v (field %q); want %q", doc, err, e.Field, want)
+		}
+	}
 }

@@ -142,9 +142,21 @@ func decode(ctx context.Context, in Input, order *KeyOrder, depth, text int) (*D
 	trimmed := bytes.TrimLeft(in.Data, " \t\r\n\ufeff")
 	var root any
 	var err error
-	if len(trimmed) > 0 && trimmed[0] == '{' {
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '{':
 		root, err = d.decodeJSON(in.Data, len(in.Data)-len(trimmed))
-	} else {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		// A JSON array, or a YAML flow sequence: no input either way, but
+		// read as JSON first, so that one nested past the depth bound is
+		// refused for that, at its pointer, as an object is, not by the
+		// YAML parser's own bound as invalid YAML.
+		root, err = d.decodeJSON(in.Data, len(in.Data)-len(trimmed))
+		if _, syntax := errors.AsType[*jsonSyntaxError](err); syntax {
+			d.Release()
+			d = &Document{Input: in, order: order, maxDepth: depth}
+			root, err = d.decodeYAML(ctx, in.Data, text)
+		}
+	default:
 		root, err = d.decodeYAML(ctx, in.Data, text)
 	}
 	if err != nil {
