@@ -118,10 +118,26 @@ func (v *variantFiles) checkBudgetExamples() error {
 	return nil
 }
 
-// checkSeed: each pinned example is an example of the variant.
+// checkSeed: each pinned example is an example of the variant, and the
+// seed's sections, if named, are sections of the manifest, in its order.
 func (v *variantFiles) checkSeed() error {
 	if v.manifest.Seed == nil {
 		return nil
+	}
+	at := 0 // the manifest's sections from here on may follow
+	for i, name := range v.manifest.Seed.Sections {
+		j := slices.Index(v.manifest.Sections[at:], name)
+		if j >= 0 {
+			at += j + 1
+			continue
+		}
+		e := problem.Template(v.manifestFile(), "seed.sections[%d]: %q is not a section after %v in sections %v", i, name, v.manifest.Seed.Sections[:i], v.manifest.Sections)
+		if !slices.Contains(v.manifest.Sections, name) {
+			if near := phrase.Closest(name, v.manifest.Sections); near != "" {
+				e.Hint("did you mean %q?", near)
+			}
+		}
+		return e.Hint("name the sections the seed's builder writes, in the order of sections")
 	}
 	for i, name := range v.manifest.Seed.Pinned {
 		if _, ok := v.examples[name]; ok {

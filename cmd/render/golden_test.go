@@ -279,3 +279,44 @@ func mustRead(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestSeedSections: a seed that names the sections its builder writes
+// holds only what they write, in <example>.seed.md, to the seed. render
+// test --update writes that file for a new pin, accepts an edit of the
+// other sections, and refuses one of the seed's, naming the seed; a
+// section the manifest does not have is refused at load.
+func TestSeedSections(t *testing.T) {
+	t.Parallel()
+	dir := fixture.SmallCopy(t)
+	manifest := filepath.Join(dir, "templates", "memo", "prompt.yaml")
+	replaceInFile(t, manifest, "pinned: [basic]", "sections: [head]\n  pinned: [basic]")
+	seedGolden := filepath.Join(dir, "testdata", "golden", "memo", "basic.seed.md")
+	if r := runCLI(t, "", "test", "memo", "--templates", dir, "--update"); r.code != 0 || !strings.Contains(r.stdout, "updated "+seedGolden) {
+		t.Fatalf("a new seed.sections: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	whole, _ := os.ReadFile(filepath.Join(dir, "testdata", "golden", "memo", "basic.md"))
+	if part, _ := os.ReadFile(seedGolden); len(part) == 0 || !strings.HasPrefix(string(whole), string(part)) || strings.Contains(string(part), "## Points") {
+		t.Fatalf("basic.seed.md is not what head wrote:\n%q\nof\n%q", part, whole)
+	}
+
+	replaceInFile(t, filepath.Join(dir, "templates", "memo", "items.md.tmpl"), "## Points", "## Key points")
+	if r := runCLI(t, "", "test", "memo", "--templates", dir, "--update"); r.code != 0 || strings.Contains(r.stdout, "updated "+seedGolden) {
+		t.Errorf("an edit outside the seed's sections: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	replaceInFile(t, filepath.Join(dir, "templates", "memo", "head.md.tmpl"), "# Memo", "# Memo\n\nDraft.")
+	r := runCLI(t, "", "test", "memo", "--templates", dir, "--update")
+	if r.code != 1 || !strings.Contains(r.stdout, "FAIL "+seedGolden) || !strings.Contains(r.stdout, "buildMemo") ||
+		!strings.Contains(r.stdout, "--update wrote nothing") {
+		t.Errorf("an edit of the seed's section: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLI(t, "", "lint", "memo", "--templates", dir); r.code != 1 || !strings.Contains(r.stdout+r.stderr, "basic.seed.md") {
+		t.Errorf("lint after an edit of the seed's section: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	replaceInFile(t, manifest, "sections: [head]\n", "sections: [haed]\n")
+	if r := runCLI(t, "", "test", "memo", "--templates", dir); r.code == 0 || !strings.Contains(r.stderr+r.stdout, `seed.sections[0]: "haed"`) ||
+		!strings.Contains(r.stderr+r.stdout, `did you mean "head"?`) {
+		t.Errorf("a seed section the manifest lacks: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

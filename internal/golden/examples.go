@@ -14,7 +14,9 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/manifest"
 	"github.com/promptsmith/promptsmith/tokens"
 )
 
@@ -116,7 +118,23 @@ func examples(ctx context.Context, lib *engine.Library, dir string, variants []s
 		}
 		for _, ex := range v.Examples() {
 			in, _ := v.Example(ex)
-			check(ex, ex+".md", seed.Pins(ex), func() (*engine.Result, error) { return lib.Render(ctx, name, in) })
+			render := func() (*engine.Result, error) { return lib.Render(ctx, name, in) }
+			if !seed.Pins(ex) || len(seed.Sections) == 0 {
+				check(ex, ex+".md", seed.Pins(ex), render)
+				continue
+			}
+			// The builder writes the seed's sections alone: the whole prompt
+			// is golden-tested like any other, its seed part held to the seed.
+			var res *engine.Result
+			var err error
+			check(ex, ex+".md", false, func() (*engine.Result, error) { res, err = render(); return res, err })
+			check(ex, manifest.SeedGolden(ex), true, func() (*engine.Result, error) {
+				if err != nil {
+					return nil, err
+				}
+				part, err := SeedPart(res, seed.Sections)
+				return &engine.Result{Text: part}, err
+			})
 		}
 		for _, be := range v.Manifest().BudgetExamples {
 			in, _ := v.Example(be.Example)
@@ -138,6 +156,24 @@ func examples(ctx context.Context, lib *engine.Library, dir string, variants []s
 	}
 	slices.SortStableFunc(out, func(a, b Outcome) int { return strings.Compare(a.File, b.File) })
 	return out, nil
+}
+
+// SeedPart is what the seed's sections wrote in res: the text before the
+// first section of the prompt that is not one of them. A seed section
+// after that one is an error: the builder writes its sections together.
+func SeedPart(res *engine.Result, sections []string) (string, error) {
+	for i, s := range res.Sections {
+		if slices.Contains(sections, s.Name) {
+			continue
+		}
+		for _, later := range res.Sections[i+1:] {
+			if slices.Contains(sections, later.Name) {
+				return "", fmt.Errorf("section %s, which seed.sections does not name, comes before %s, which it does: the seed's builder writes its sections together; pin an example whose input leaves %s empty", s.Name, later.Name, s.Name)
+			}
+		}
+		return res.Text[:s.Start], nil
+	}
+	return res.Text, nil
 }
 
 // stale is the outcome of o.File, a golden file nothing produces any

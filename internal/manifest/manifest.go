@@ -62,11 +62,22 @@ type Manifest struct {
 // builder. render test never rewrites a pinned example's golden file; an
 // example not pinned (one using a field the seed does not know) is
 // golden-tested like any other.
+//
+// A variant that writes more than the builder does names the builder's
+// sections, which lead the prompt (Sections): a pinned example then has a
+// second golden file, <example>.seed.md, that holds only what those
+// sections write, the builder's output, and only that file is held to the
+// seed; the rest of the prompt is golden-tested like any other.
 type Seed struct {
 	Document string   `yaml:"document" json:"document"`
 	Builder  string   `yaml:"builder" json:"builder,omitempty"`
 	Pinned   []string `yaml:"pinned" json:"pinned"`
+	Sections []string `yaml:"sections" json:"sections,omitempty"`
 }
+
+// SeedGolden is the name of the golden file of a pinned example's seed
+// part, when the seed names its sections.
+func SeedGolden(example string) string { return example + ".seed.md" }
 
 // Pins reports whether the example is pinned to the seed; a nil Seed pins
 // nothing.

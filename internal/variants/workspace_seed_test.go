@@ -1,9 +1,14 @@
 package variants_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
+	"github.com/promptsmith/promptsmith/internal/manifest"
 	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
@@ -30,7 +35,8 @@ import (
 //
 // systemPromptMD is what load_markdown returned (the file's text), each
 // skill's instructions the body of its SKILL.md, and peers the registry's
-// answer: a list of {"agent_card": {...}}.
+// answer: a list of {"agent_card": {...}}, whose values are as YAML decodes
+// them.
 func seedBuildSystemPrompt(systemPromptMD string, loadedSkills []seedSkill, peers []map[string]any) string {
 	// 1. own identity
 	prompt := systemPromptMD
@@ -55,127 +61,108 @@ func seedBuildSystemPrompt(systemPromptMD string, loadedSkills []seedSkill, peer
 	return prompt
 }
 
-// seedSkill is a loaded skill as the seed sees it. frontmatter is the YAML
-// block its SKILL.md starts with (possibly none); the file is frontmatter +
-// instructions, and the variant gets the whole file.
-type seedSkill struct{ name, frontmatter, instructions string }
+// seedSkill is a loaded skill as the seed sees it: its name, and the body
+// of its SKILL.md, without the frontmatter (seedInstructions).
+type seedSkill struct{ name, instructions string }
 
-func card(name, description string, skills ...[2]string) map[string]any {
-	c := map[string]any{"name": name, "description": description}
-	if skills != nil {
-		list := []any{}
-		for _, s := range skills {
-			list = append(list, map[string]any{"name": s[0], "description": s[1]})
+// seedInstructions is "the body (non-frontmatter) content" of a SKILL.md,
+// as the seed's loader reads it: a frontmatter is a first line "---", YAML
+// lines, and a line "---" (with LF or CRLF line ends), and one empty line
+// after it is part of it. Without a frontmatter, the file is the body.
+func seedInstructions(skillMD string) string {
+	for _, eol := range []string{"\n", "\r\n"} {
+		rest, ok := strings.CutPrefix(skillMD, "---"+eol)
+		if !ok {
+			continue
 		}
-		c["skills"] = list
+		for at := 0; at <= len(rest); {
+			line, next, found := strings.Cut(rest[at:], eol)
+			if line == "---" && found {
+				body := next
+				return strings.TrimPrefix(body, eol)
+			}
+			if !found {
+				break
+			}
+			at += len(line) + len(eol)
+		}
 	}
-	return map[string]any{"agent_card": c}
+	return skillMD
 }
 
-// TestWorkspaceMatchesSeed renders inputs that have only what the seed's
-// build_system_prompt knows about (a system-prompt.md, skills, peers) and
-// wants the prompt to be exactly what that function returns, followed by the
-// two sections the seed appends on top of it: Human-in-the-Loop Approval and
-// Delegation Failure Handling. Nothing of the variant may come between the
-// prompt file, the skills and the peer cards.
+// TestSeedInstructions: the transcription of the seed's frontmatter rule.
+func TestSeedInstructions(t *testing.T) {
+	for skillMD, want := range map[string]string{
+		"---\nname: lint\ntags: [go]\n---\nRun it.\n": "Run it.\n",
+		"---\nname: lint\n---\n\n# Lint\n\nRun it.\n": "# Lint\n\nRun it.\n",
+		"---\r\nname: lint\r\n---\r\n\r\nBody\r\n":    "Body\r\n",
+		"---\nname: lint\n---\n":                      "",
+		"Run it.\n\n---\n\nThen fix it.\n":            "Run it.\n\n---\n\nThen fix it.\n",
+		"\n---\nname: lint\n---\nbody\n":              "\n---\nname: lint\n---\nbody\n",
+		"---\nname: never closed\n":                   "---\nname: never closed\n",
+	} {
+		if got := seedInstructions(skillMD); got != want {
+			t.Errorf("%q: %q, want %q", skillMD, got, want)
+		}
+	}
+}
+
+// TestWorkspaceMatchesSeed holds the examples templates/workspace/prompt.yaml
+// pins to seed 000 (seed.pinned): for each, the golden file of what the
+// seed's sections write (testdata/golden/workspace/<example>.seed.md) must
+// be what build_system_prompt returns for the example's system-prompt.md,
+// skills and peers. The golden test holds that file to the rendered
+// prompt, and render test --update never rewrites it, so a change of the
+// library that alters the seed's part is refused by render test itself.
+// An example not pinned is left to the golden files.
 func TestWorkspaceMatchesSeed(t *testing.T) {
 	t.Parallel()
-	const pm = "You are a Developer PM. You coordinate a development team to build features.\n" +
-		"When you receive a task, break it into sub-tasks and delegate to your team.\n" +
-		"Always review work before reporting completion to the caller.\n"
-	review := seedSkill{"review-pull-request",
-		"---\nname: review-pull-request\ndescription: Review a pull request\ntags: [review]\n---\n",
-		"# Review a Pull Request\n\n1. Read the task, then the diff.\n2. Approve or request changes.\n"}
-	plan := seedSkill{"Plan Sprint", "",
-		"Split the backlog into tasks of at most a day, and give each an owner.\n"}
-	frontend := card("Frontend Agent", "Builds the web client", [2]string{"Build React Components", "Creates React components from Figma designs"})
-	backend := card("Backend Agent", "Builds the API", [2]string{"Build API Endpoints", "Creates REST API endpoints with validation"},
-		[2]string{"Write Migrations", "Changes the database schema"})
-	qa := card("QA Agent", "Tests what the team builds", [2]string{"Run Test Suite", "Executes automated tests and reports results"})
-
-	cases := []struct {
-		name   string
-		prompt string
-		skills []seedSkill
-		peers  []map[string]any
-	}{
-		{"identity only", pm, nil, nil},
-		{"skills, no peers", pm, []seedSkill{review, plan}, nil},
-		{"peers, no skills", pm, nil, []map[string]any{frontend, backend}},
-		{"the seed's Developer PM", pm, []seedSkill{review, plan}, []map[string]any{frontend, backend, qa}},
-		{"awkward text", "You are X.\r\nNo final line break", []seedSkill{
-			{"empty body", "---\nname: empty body\n---\n", ""},
-			{"blank line after the frontmatter", "---\r\nname: crlf\r\n---\r\n\r\n", "Body with CRLF\r\nand no final line break"},
-			{"Unicode ✓", "", "Literal {{ .template }} syntax, `code` and | pipes |.\n\n\n"},
-		}, []map[string]any{
-			card("No Skills Key", "A card without \"skills\""),
-			card("Empty Skills", "", [2]string{"Blank description", ""}),
-			card("Ünïcode 🚀", "Description: with {{ braces }} and ## hashes\nover two lines", [2]string{"a: b", "c: d"}),
-		}},
+	v := fixture.Variant(t, "workspace")
+	seed := v.Manifest().Seed
+	if seed == nil || seed.Document != "000_e73ebed129b1a5c4.txt" || len(seed.Sections) == 0 {
+		t.Fatalf("templates/workspace/prompt.yaml pins no example to build_system_prompt, naming its sections (seed: %+v)", seed)
 	}
-	var tail string // the variant's own sections, the same for every case
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			want := seedBuildSystemPrompt(c.prompt, c.skills, c.peers)
-
-			in := map[string]any{
-				"workspace":    map[string]any{"id": "developer-pm", "name": "Developer PM"},
-				"prompt_files": []any{map[string]any{"file": "system-prompt.md", "content": c.prompt}},
-			}
-			var skills, peers []any
-			for _, s := range c.skills {
-				skills = append(skills, map[string]any{"name": s.name, "skill_md": s.frontmatter + s.instructions})
-			}
-			for _, p := range c.peers {
-				peers = append(peers, p["agent_card"])
-			}
-			if skills != nil {
-				in["skills"] = skills
-			}
-			if peers != nil {
-				in["peers"] = peers
-			}
-			res, err := renderWorkspace(t, in)
+	if len(seed.Pinned) == 0 {
+		t.Fatal("no example pinned to build_system_prompt; the seed test holds those and no other")
+	}
+	for _, ex := range seed.Pinned {
+		t.Run(ex, func(t *testing.T) {
+			t.Parallel()
+			in, err := v.Example(ex)
 			if err != nil {
 				t.Fatal(err)
 			}
-
-			var names []string
-			start := map[string]int{}
-			for _, s := range res.Sections {
-				names = append(names, s.Name)
-				start[s.Name] = s.Start
+			var input struct {
+				PromptFiles []struct{ File, Content string } `yaml:"prompt_files"`
+				Skills      []struct {
+					Name    string
+					SkillMD string `yaml:"skill_md"`
+				}
+				Peers []map[string]any
 			}
-			wantNames := []string{"prompt_files"}
-			if len(c.skills) > 0 {
-				wantNames = append(wantNames, "skills")
+			if err := yaml.Unmarshal(in.Data, &input); err != nil {
+				t.Fatal(err)
 			}
-			if len(c.peers) > 0 {
-				wantNames = append(wantNames, "peers")
+			if len(input.PromptFiles) != 1 || input.PromptFiles[0].File != "system-prompt.md" {
+				t.Fatalf("%s: a pinned example has one prompt file, system-prompt.md, the file the seed reads; it has %+v", in.Name, input.PromptFiles)
 			}
-			wantNames = append(wantNames, "approval", "delegation_failure")
-			if strings.Join(names, " ") != strings.Join(wantNames, " ") {
-				t.Fatalf("sections %q, want %q", names, wantNames)
+			var skills []seedSkill
+			for _, s := range input.Skills {
+				skills = append(skills, seedSkill{s.Name, seedInstructions(s.SkillMD)})
 			}
-
-			seedPart, rest := res.Text[:start["approval"]], res.Text[start["approval"]:]
-			if seedPart != want {
-				t.Fatalf("the prompt file, skills and peers differ from the seed's build_system_prompt at byte %d:\ngot  %q\nwant %q",
-					phrase.CommonPrefixLen(seedPart, want), seedPart, want)
+			var peers []map[string]any
+			for _, card := range input.Peers {
+				peers = append(peers, map[string]any{"agent_card": card})
 			}
-			if res.Text != want+rest {
-				t.Fatal("unreachable: the prompt is not the seed's output followed by the variant's sections")
+			want := seedBuildSystemPrompt(input.PromptFiles[0].Content, skills, peers)
+			file := filepath.Join("..", "..", "testdata", "golden", "workspace", manifest.SeedGolden(ex))
+			got, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatalf("%v (render test --update writes it)", err)
 			}
-			// The variant's own sections are not the seed's: their headings are
-			// the manifest's (checks.headings), their words the golden files'.
-			headings := fixture.Variant(t, "workspace").Manifest().Checks.Headings
-			if len(headings) != 2 || !strings.HasPrefix(rest, "\n\n"+headings[0]+"\n") || !strings.Contains(rest, "\n\n"+headings[1]+"\n") || !strings.HasSuffix(rest, "\n") {
-				t.Errorf("after the seed's part comes %.120q..., want the approval and delegation failure sections, headed %q", rest, headings)
-			}
-			if tail == "" {
-				tail = rest
-			} else if rest != tail {
-				t.Errorf("the sections after the seed's part depend on the skills or peers:\n%s", rest)
+			if string(got) != want {
+				t.Errorf("%s differs from the seed's build_system_prompt at byte %d:\ngot  %q\nwant %q",
+					file, phrase.CommonPrefixLen(string(got), want), got, want)
 			}
 		})
 	}
