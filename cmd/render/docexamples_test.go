@@ -140,8 +140,29 @@ func TestShellExamplesInTheDocs(t *testing.T) {
 			if err := os.CopyFS(dir, os.DirFS(library)); err != nil {
 				t.Fatal(err)
 			}
+			for _, m := range renderNew.FindAllStringSubmatch(r.before.text+r.b.text, -1) {
+				withoutVariant(t, dir, m[1])
+			}
 			runShellBlock(t, dir, bin, prelude, r.before, r.b)
 		})
+	}
+}
+
+// renderNew finds the variants an example makes with render new.
+var renderNew = regexp.MustCompile(`(?m)\brender new ([a-z][a-z0-9_-]*)`)
+
+// withoutVariant removes the variant name from the library copy in dir,
+// its files and golden files: an example that makes it with render new is
+// written for a library without it, and an author who ran that example in
+// the working copy has it there.
+func withoutVariant(t *testing.T, dir, name string) {
+	t.Helper()
+	golden := filepath.Join(dir, "testdata", "golden")
+	for _, p := range []string{filepath.Join(dir, "templates", name), filepath.Join(dir, "schemas", name+".schema.json"),
+		filepath.Join(golden, name), filepath.Join(golden, "types", name+".ts"), filepath.Join(golden, "types", name+".py")} {
+		if err := os.RemoveAll(p); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
