@@ -68,6 +68,20 @@ func TestLspSchemaEditRechecksTemplatesAndExamples(t *testing.T) {
 	c.diagnostics(shopExample, none)
 }
 
+// TestLspRequiredNameTheSchemaRefuses holds that a required name that
+// the object's additionalProperties: false refuses is underlined in the
+// schema, at the name, as render lint reports it.
+func TestLspRequiredNameTheSchemaRefuses(t *testing.T) {
+	t.Parallel()
+	c := startShop(t, shopSchema)
+	d := c.mistake(shopSchema, `"required": ["heading", "items"]`, `"required": ["heading", "items", "label"]`,
+		`"label" is required`, "additionalProperties is false")
+	if want := c.at(shopSchema, `"label"`, true); d.Range.Start != want || d.Severity != protocol.DiagnosticSeverityError {
+		t.Errorf("diagnostic at %+v (severity %v), want an error at %+v: %s", d.Range, d.Severity, want, d.Message)
+	}
+	c.fix(shopSchema, `"required": ["heading", "items", "label"]`, `"required": ["heading", "items"]`)
+}
+
 func TestLspExampleValidatedAtItsKey(t *testing.T) {
 	t.Parallel()
 	c := startShop(t, shopExample)

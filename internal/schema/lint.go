@@ -21,9 +21,12 @@ type Problem struct {
 // Lint checks the schema as an author wrote it: every default and every
 // example is valid against the schema it stands in (a "default": 5 on a
 // string field would render as "5"), and every property has a description,
-// which error hints and the typed inputs show callers.
+// which error hints and the typed inputs show callers. Every name a
+// required list names is one the object allows (else no input passes, and
+// each example is blamed for it) and declares (else it is likely a typo).
 func (sc *Schema) Lint() []Problem {
 	var out []Problem
+	objs := newObjects(sc.compiled)
 	// Conditions (if, not) and the branches that restate what a condition
 	// implies (then, else) constrain properties declared elsewhere: only
 	// declarations need descriptions.
@@ -54,6 +57,7 @@ func (sc *Schema) Lint() []Problem {
 					Message: AllowBidiKeyword + " must be true or false: anything else allows nothing"})
 			}
 		}
+		out = append(out, sc.requiredProblems(s, objs)...)
 		for _, name := range sc.set.propertyNames(s) {
 			if p := s.Properties[name]; description(p) == "" && p.Always == nil && !conditional[s] {
 				out = append(out, Problem{Position: sc.set.position(p, ""), Warning: true,

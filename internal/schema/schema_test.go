@@ -66,6 +66,30 @@ var library = fstest.MapFS{
     "g": {"type": "string", "description": "G.", "x-promptsmith-allow-bidi": true}
   }
 }`)},
+	// required names what its object does not allow or declare, in every
+	// place a required list may be; each line says what Lint should say.
+	"schemas/required.schema.json": {Data: []byte(`{
+  "type": "object", "additionalProperties": false,
+  "required": ["name", "nmae", "creator", "gone"],
+  "properties": {
+    "name": {"type": "string", "description": "Name."},
+    "gone": false,
+    "list": {"type": "array", "description": "L.", "items": {"type": "object", "additionalProperties": false, "properties": {"id": {"type": "string", "description": "Id."}},
+      "required": ["idd"]}},
+    "ref": {"$ref": "#/$defs/closed", "description": "R."},
+    "open": {"type": "object", "description": "O.", "properties": {"zone": {"type": "string", "description": "Z."}},
+      "required": ["zonee", "x-extra", "zone"], "patternProperties": {"^x-": {"type": "string"}},
+      "allOf": [{"required": ["zone"]}],
+      "anyOf": [{"required": ["ozne"]}, {"required": ["zone"]}],
+      "if": {"required": ["legacy"]}, "then": {"required": ["zone"]},
+      "not": {"required": ["old"]}},
+    "free": {"type": "object", "description": "F.", "required": ["anything"]},
+    "map": {"type": "object", "description": "M.", "properties": {"a": {"type": "string", "description": "A."}},
+      "additionalProperties": {"type": "string"}, "required": ["b"]}
+  },
+  "$defs": {"closed": {"type": "object", "additionalProperties": false, "properties": {"k": {"type": "string", "description": "K."}},
+    "required": ["kk"]}}
+}`)},
 	"schemas/broken.schema.json":      {Data: []byte("{\n  \"type\": \"object\",\n  \"properties\": {\n}")},
 	"schemas/badtype.schema.json":     {Data: []byte(`{"type": "objekt"}`)},
 	"schemas/deeptype.schema.json":    {Data: []byte("{\"type\": \"object\",\n \"properties\": {\"a\": {\"type\": [\"strng\", \"null\"]}}}")},
@@ -208,6 +232,10 @@ func TestValidate(t *testing.T) {
 		{"required in JSON, in pointer order", "note", "{}", []string{
 			`/kind @ : required field is missing | add "kind": What the note is.`,
 			`/title @ : required field is missing | add "title": The note's title.`}},
+		{"required, but the schema allows no value for it", "required", "name: N\nnmae: x\n", []string{
+			`/creator @ in.yaml:1:1: required field is missing | no input can give it: the schema requires "creator" but its additionalProperties is false and its properties leave it out; fix the schema at lib/schemas/required.schema.json:3:32`,
+			`/gone @ in.yaml:1:1: required field is missing | no input can give it: the schema requires "gone" but its schema for it is false; fix the schema at lib/schemas/required.schema.json:3:43`,
+			`/nmae @ in.yaml:2:1: unknown field "nmae" | did you mean "name"? | the fields allowed here are: name, gone, list, ref, open, free, map`}},
 		{"unknown field", "note", "title: T\nkind: memo\ntitel: x\n", []string{
 			`/titel @ in.yaml:3:1: unknown field "titel" | did you mean "title"? | the fields allowed here are: title, kind, admin, meta, items, count, groups, list, options`}},
 		{"unknown field, no near name", "note", "title: T\nkind: memo\nzzzzzzzz: x\n", []string{
@@ -408,6 +436,15 @@ func TestLint(t *testing.T) {
 	}{
 		{"note", nil},
 		{"cond", nil},
+		{"required", []string{
+			`lib/schemas/required.schema.json:3:24 error: "nmae" is required but not among the properties this object allows (additionalProperties is false), so no input can satisfy it; did you mean "name"? Else declare "nmae" under properties, or remove it from required`,
+			`lib/schemas/required.schema.json:3:32 error: "creator" is required but not among the properties this object allows (additionalProperties is false), so no input can satisfy it; declare "creator" under properties, or remove it from required`,
+			`lib/schemas/required.schema.json:3:43 error: "gone" is required but its schema is false, which allows no value, so no input can satisfy it; give it a schema, or remove it from required`,
+			`lib/schemas/required.schema.json:8:20 error: "idd" is required but not among the properties this object allows (additionalProperties is false), so no input can satisfy it; did you mean "id"? Else declare "idd" under properties, or remove it from required`,
+			`lib/schemas/required.schema.json:11:20 warning: "zonee" is required but not declared under properties (a typo?): an input must give it, yet nothing says what it is; did you mean "zone"? Else declare "zonee" under properties, or remove it from required`,
+			`lib/schemas/required.schema.json:13:31 warning: "ozne" is required but not declared under properties (a typo?): an input must give it, yet nothing says what it is; did you mean "zone"? Else declare "ozne" under properties, or remove it from required`,
+			`lib/schemas/required.schema.json:21:18 error: "kk" is required but not among the properties this object allows (additionalProperties is false), so no input can satisfy it; did you mean "k"? Else declare "kk" under properties, or remove it from required`,
+		}},
 		{"lint", []string{
 			"lib/schemas/lint.schema.json:4:5 warning: property a has no description: callers see it in error hints and typed inputs; add one",
 			"lib/schemas/lint.schema.json:4:29 error: the default is not valid here: expected string, but got number",

@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/promptsmith/promptsmith/internal/input"
@@ -74,7 +75,10 @@ func (s *Set) explain(v *jsonschema.ValidationError, doc *input.Document) []*pro
 		var out []*problem.Error
 		for _, name := range missingNames(holder, obj, isObj, v.Message) {
 			e := problem.Input(pointer.Append(at, name), "required field is missing")
-			if d := s.propertyDescription(url, path.Dir(kwPtr), name); d != "" {
+			if why, where := s.unallowedRequired(holder, name); why != "" {
+				// Adding it would be refused: the schema is at fault.
+				e.Hint("no input can give it: the schema requires %s but %s; fix the schema at %s", phrase.Quote(name), why, where)
+			} else if d := s.propertyDescription(url, path.Dir(kwPtr), name); d != "" {
 				e.Hint("add %q: %s", name, d)
 			} else {
 				e.Hint("add %q", name)
@@ -173,6 +177,25 @@ func (s *Set) unknownNames(holder *jsonschema.Schema, doc *input.Document, obj m
 		out = append(out, k)
 	}
 	return out
+}
+
+// unallowedRequired says why holder requires name yet allows no value
+// for it (see Lint), and where it does, or "".
+func (s *Set) unallowedRequired(holder *jsonschema.Schema, name string) (why, where string) {
+	if holder == nil {
+		return "", ""
+	}
+	if p, ok := holder.Properties[name]; ok {
+		if !isFalse(p) {
+			return "", ""
+		}
+		why = "its schema for it is false"
+	} else if holder.AdditionalProperties == false && !matchesPattern(holder.PatternProperties, name) {
+		why = "its additionalProperties is false and its properties leave it out"
+	} else {
+		return "", ""
+	}
+	return why, s.position(holder, "required/"+strconv.Itoa(slices.Index(holder.Required, name)))
 }
 
 func matchesPattern(patterns map[*regexp.Regexp]*jsonschema.Schema, k string) bool {
