@@ -84,7 +84,7 @@ func TestRenderTest(t *testing.T) {
 	}
 	// With no diff printed, the last line speaks of none.
 	if r := runCLI(t, "", "test", "--templates", dir); strings.Contains(r.stdout, "diff") ||
-		!strings.HasSuffix(r.stdout, "render test --update writes the missing golden files and deletes those of no example (1 file(s), listed above), then commit them with the templates\n") {
+		!strings.HasSuffix(r.stdout, "render test --update writes the missing golden files and deletes those of no example or variant (1 file(s), listed above), then commit them with the templates\n") {
 		t.Errorf("only a stale file: the output speaks of diffs it did not print, or does not end with the next step:\n%s", r.stdout)
 	}
 	if r := runCLI(t, "", "test", "--templates", dir, "--update"); r.code != 0 || !strings.Contains(r.stdout, "removed "+stale) {
@@ -165,6 +165,71 @@ func TestLintAndNew(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "templates", other)); err == nil {
 		t.Errorf("new refused %s but wrote its templates", other)
+	}
+}
+
+// TestRemovedVariant is the author's loop of a variant removed: render
+// new writes one, the author deletes its templates and schema, render lint
+// lists the golden files left, render test fails on each, --update
+// deletes them, its folder with them, and render new takes the name
+// again. A variant that does not load keeps its golden files.
+func TestRemovedVariant(t *testing.T) {
+	t.Parallel()
+	dir := fixture.SmallCopy(t)
+	name := freeVariantName(t, dir, "intake")
+	if r := runCLI(t, "", "new", name, "--templates", dir); r.code != 0 {
+		t.Fatalf("new: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, p := range []string{"templates/" + name, "schemas/" + name + ".schema.json"} {
+		os.RemoveAll(filepath.Join(dir, p))
+	}
+	folder := filepath.Join(dir, "testdata", "golden", name)
+	left := []string{filepath.Join(folder, "basic.md"), filepath.Join(folder, "minimal.md"),
+		filepath.Join(dir, "testdata", "golden", "types", name+".py"), filepath.Join(dir, "testdata", "golden", "types", name+".ts")}
+	r := runCLI(t, "", "lint", "--templates", dir)
+	if r.code != 0 || !strings.Contains(r.stdout, "; 4 golden file(s) out of date: run render test") {
+		t.Errorf("lint after the variant went: exit %d\n%s", r.code, r.stdout)
+	}
+	for _, f := range left[:2] {
+		if want := f + ": warning: no variant " + name + " produces it (render test --update deletes it)\n"; !strings.Contains(r.stdout, want) {
+			t.Errorf("lint does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	r = runCLI(t, "", "test", "--templates", dir)
+	if r.code != 1 || !strings.Contains(r.stdout, " 4 failed") || !strings.HasSuffix(r.stdout, "deletes those of no example or variant (4 file(s), listed above), then commit them with the templates\n") {
+		t.Errorf("test after the variant went: exit %d\n%s", r.code, r.stdout)
+	}
+	for _, f := range left[:2] {
+		if want := "FAIL " + f + ": no variant " + name + " produces it (render test --update deletes it)\n"; !strings.Contains(r.stdout, want) {
+			t.Errorf("test does not say %q:\n%s", want, r.stdout)
+		}
+	}
+	r = runCLI(t, "", "test", "--templates", dir, "--update")
+	if r.code != 0 || !strings.Contains(r.stdout, " 4 changed, 0 failed") ||
+		!strings.Contains(r.stdout, "removed "+left[1]+", and the folder "+folder+" of no variant, empty now\n") {
+		t.Errorf("test --update after the variant went: exit %d\n%s", r.code, r.stdout)
+	}
+	for _, f := range append(left, folder) {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("--update left %s: %v", f, err)
+		}
+	}
+	if r := runCLI(t, "", "new", name, "--templates", dir); r.code != 0 {
+		t.Errorf("new of the name again: exit %d\n%s", r.code, r.stderr)
+	}
+
+	// Broken, the variant keeps its golden files: test says it compared
+	// none of them, and --update leaves them.
+	os.WriteFile(filepath.Join(dir, "templates", name, "prompt.yaml"), []byte("sections: [\n"), 0o644)
+	r = runCLI(t, "", "test", "--templates", dir, "--update")
+	if r.code != 1 || !strings.Contains(r.stdout, "FAIL "+name+": the variant does not load, so its golden files were not compared (render test --update leaves them as they are): ") ||
+		!strings.Contains(r.stdout, " 0 changed, 1 failed") {
+		t.Errorf("test --update of a broken variant: exit %d\n%s", r.code, r.stdout)
+	}
+	for _, f := range left {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("--update deleted %s of a variant that does not load: %v", f, err)
+		}
 	}
 }
 

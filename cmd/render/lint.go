@@ -40,9 +40,9 @@ Each finding is one line, file:line:col: error|warning: message, like go vet,
 once per place: a problem many examples hit is one line that counts them.
 Golden files that differ from what their examples render (or, for
 types/<variant>.ts and .py, from the types generated from the schema), are
-missing or belong to no example follow in a section of their own: they are
-not lint errors (render test fails on them, render test --update accepts
-them).
+missing or belong to no example, or to no variant (when none is named),
+follow in a section of their own: they are not lint errors (render test
+fails on them, render test --update accepts them).
 A section of information follows: for each variant, where the prefix a
 provider can cache ends and why (the section, and the template line of
 the first read of a field its manifest's cache.volatile lists), and the

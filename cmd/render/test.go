@@ -193,7 +193,7 @@ func nextStep(acceptable, diffs, pinnedBroken int) string {
 		return fmt.Sprintf("read the diffs above; if they are what you meant, render test --update writes them (%d file(s)), then commit them with the templates\n", acceptable)
 	default:
 		// Only missing or stale files: there is no diff to read.
-		return fmt.Sprintf("render test --update writes the missing golden files and deletes those of no example (%d file(s), listed above), then commit them with the templates\n", acceptable)
+		return fmt.Sprintf("render test --update writes the missing golden files and deletes those of no example or variant (%d file(s), listed above), then commit them with the templates\n", acceptable)
 	}
 }
 

@@ -52,14 +52,23 @@ type Outcome struct {
 	Seed string
 	// Manifest is the manifest that pins it, for messages.
 	Manifest string
+	// Orphan marks a file of a folder <variant>/ of no variant, for a
+	// variant removed from the library (Stale, or Removed with update).
+	Orphan bool
+	// Dir is the folder of no variant that an update removed with this
+	// file, the last in it.
+	Dir string
 }
 
 // Examples renders every example of the named variants (all when none is
 // named), and those a manifest's budget_examples fit to a number of
 // tokens, and compares each with its golden file under dir
 // (dir/<variant>/<example>.md). With update it writes the files that
-// differ or are missing, and deletes those no example produces. `go test`
-// and `render test` both run it, so they agree.
+// differ or are missing, and deletes those no example produces. When no
+// variant is named, a folder dir/<name>/ of no variant (one removed from the
+// library) has its golden files reported Stale too, and an update deletes
+// them and the folder once it is empty (see Orphans). `go test` and `render
+// test` both run it, so they agree.
 //
 // An update writes nothing when the prompt of an example pinned to a seed
 // differs from its golden file: that outcome is Refused, and the others
@@ -89,10 +98,11 @@ func refuse(out []Outcome) bool {
 }
 
 func examples(ctx context.Context, lib *engine.Library, dir string, variants []string, update bool) ([]Outcome, error) {
+	var out []Outcome
 	if len(variants) == 0 {
 		variants = lib.Names()
+		out = orphans(lib, dir, update)
 	}
-	var out []Outcome
 	for _, name := range variants {
 		v, err := lib.Variant(name)
 		if err != nil {
@@ -176,6 +186,46 @@ func SeedPart(res *engine.Result, sections []string) (string, error) {
 	return res.Text, nil
 }
 
+// Orphans are the golden files under dir of variants lib does not have,
+// those of a variant removed from the library, each Stale: the prompts of
+// a folder dir/<name>/ (Orphan set; TypesDir is the types' folder, not a
+// variant's) and the types TypesDir/<name>.ts and .py. A variant that is
+// there but does not load is one of lib's (engine.Library.Names): its
+// files are not orphans, and stay. render lint reports them; Examples and
+// Types, for all the variants, report them too and, with update, delete
+// them.
+func Orphans(lib *engine.Library, dir string) []Outcome {
+	out := append(orphans(lib, dir, false), orphanTypes(lib, filepath.Join(dir, TypesDir), false)...)
+	slices.SortStableFunc(out, func(a, b Outcome) int { return strings.Compare(a.File, b.File) })
+	return out
+}
+
+// orphans is Orphans, or with update the same files deleted (Removed),
+// and each folder left empty then removed (the Dir of its last file).
+// Only the golden files (*.md) are touched: a folder that holds anything
+// else stays, with that.
+func orphans(lib *engine.Library, dir string, update bool) []Outcome {
+	entries, _ := os.ReadDir(dir) // no folder, no golden files: nothing is stale
+	var out []Outcome
+	names := lib.Names()
+	for _, e := range entries {
+		name := e.Name()
+		if !e.IsDir() || name == TypesDir || slices.Contains(names, name) {
+			continue
+		}
+		folder := filepath.Join(dir, name)
+		files, _ := filepath.Glob(filepath.Join(folder, "*.md"))
+		for i, f := range files {
+			o := stale(Outcome{Variant: name, File: f, Orphan: true}, update)
+			if update && i == len(files)-1 && o.Status == Removed && os.Remove(folder) == nil {
+				o.Dir = folder
+			}
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 // stale is the outcome of o.File, a golden file nothing produces any
 // longer: Stale, or with update Removed once it is deleted.
 func stale(o Outcome, update bool) Outcome {
@@ -251,9 +301,21 @@ func (o Outcome) String() string {
 		if o.Lang != "" {
 			return fmt.Sprintf("FAIL %s: the types of no variant (render test --update deletes it)", subject)
 		}
+		if o.Orphan {
+			return fmt.Sprintf("FAIL %s: no variant %s produces it (render test --update deletes it)", subject, o.Variant)
+		}
 		return fmt.Sprintf("FAIL %s: no example produces it (render test --update deletes it)", subject)
 	case Failed:
+		if o.File == "" {
+			// The variant did not load: Examples compared none of its
+			// files, and an update leaves them as they are.
+			return fmt.Sprintf("FAIL %s: the variant does not load, so its golden files were not compared (render test --update leaves them as they are): %v", subject, o.Err)
+		}
 		return fmt.Sprintf("FAIL %s: %v", subject, o.Err)
+	case Removed:
+		if o.Dir != "" {
+			return fmt.Sprintf("%s %s, and the folder %s of no variant, empty now", o.Status, subject, o.Dir)
+		}
 	}
 	return fmt.Sprintf("%-4s %s", o.Status, subject)
 }

@@ -43,15 +43,13 @@ func Types(lib *engine.Library, dir string, variants []string, update bool) []Ou
 		variants = lib.Names()
 	}
 	var out []Outcome
-	want := map[string]bool{}
 	for _, name := range variants {
 		v, err := lib.Variant(name)
+		if err != nil {
+			continue
+		}
 		for _, lang := range typegen.Langs() {
 			file := filepath.Join(dir, name+lang.FileExt())
-			want[file] = true
-			if err != nil {
-				continue
-			}
 			o := Outcome{Variant: name, Lang: string(lang), File: file}
 			src, gerr := typegen.Generate(lang, name, v.SchemaJSON())
 			if gerr != nil {
@@ -63,16 +61,27 @@ func Types(lib *engine.Library, dir string, variants []string, update bool) []Ou
 		}
 	}
 	if all {
-		for _, lang := range typegen.Langs() {
-			files, _ := filepath.Glob(filepath.Join(dir, "*"+lang.FileExt()))
-			for _, f := range files {
-				if want[f] {
-					continue
-				}
-				out = append(out, stale(Outcome{Variant: strings.TrimSuffix(filepath.Base(f), lang.FileExt()), Lang: string(lang), File: f}, update))
-			}
-		}
+		out = append(out, orphanTypes(lib, dir, update)...)
 	}
 	slices.SortStableFunc(out, func(a, b Outcome) int { return strings.Compare(a.File, b.File) })
+	return out
+}
+
+// orphanTypes are the files of types in dir (TypesDir) of no variant of
+// lib, each Stale, or with update deleted (Removed). A variant that does
+// not load is one of lib's: its types stay.
+func orphanTypes(lib *engine.Library, dir string, update bool) []Outcome {
+	var out []Outcome
+	names := lib.Names()
+	for _, lang := range typegen.Langs() {
+		files, _ := filepath.Glob(filepath.Join(dir, "*"+lang.FileExt()))
+		for _, f := range files {
+			name := strings.TrimSuffix(filepath.Base(f), lang.FileExt())
+			if slices.Contains(names, name) {
+				continue
+			}
+			out = append(out, stale(Outcome{Variant: name, Lang: string(lang), File: f}, update))
+		}
+	}
 	return out
 }

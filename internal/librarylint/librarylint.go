@@ -26,8 +26,10 @@ import (
 // does not render or fails its checks is an error (KindLint), and a golden
 // file that differs, is missing or that no example produces is a warning of
 // KindGolden, which render test, not lint, fails on; so is a file of
-// generated types (types/<variant>.ts, .py) that differs. Without one only the
-// static checks run. An unknown variant name is the error returned.
+// generated types (types/<variant>.ts, .py) that differs, and, when no
+// variant is named, a golden file of a variant the library no longer has
+// (golden.Orphans). Without one only the static checks run. An unknown
+// variant name is the error returned.
 //
 // A finding is reported once per position and message: a problem that
 // many examples hit (a template that fails on each) is one finding that
@@ -36,7 +38,8 @@ import (
 // warning found without an input gives way to the error of examples that
 // fail at its place (warnedOnce).
 func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names []string) ([]lint.Finding, error) {
-	if len(names) == 0 {
+	all := len(names) == 0
+	if all {
 		names = lib.Names()
 	}
 	var out []lint.Finding
@@ -65,12 +68,10 @@ func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names 
 			out = append(out, f)
 		}
 	}
-	if goldenDir == "" || len(loaded) == 0 {
+	if goldenDir == "" {
 		return Merge(out), nil
 	}
-	// Every golden file render test compares: the examples' prompts and
-	// the variants' types, so that lint and test count the same files.
-	outcomes, err := golden.All(ctx, lib, goldenDir, loaded, false)
+	outcomes, err := goldenOutcomes(ctx, lib, goldenDir, loaded, all)
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +113,24 @@ func Findings(ctx context.Context, lib *engine.Library, goldenDir string, names 
 		out = append(out, lint.Finding{Position: o.File, Severity: lint.Warning, Kind: lint.KindGolden, Message: msg})
 	}
 	return Merge(warnedOnce(out)), nil
+}
+
+// goldenOutcomes compares every golden file render test compares, of
+// the variants that loaded: the examples' prompts and the variants' types,
+// so that lint and test count the same files; for the whole library (all),
+// those of a variant it no longer has too (golden.Orphans).
+func goldenOutcomes(ctx context.Context, lib *engine.Library, goldenDir string, loaded []string, all bool) ([]golden.Outcome, error) {
+	var outcomes []golden.Outcome
+	if len(loaded) > 0 {
+		var err error
+		if outcomes, err = golden.All(ctx, lib, goldenDir, loaded, false); err != nil {
+			return nil, err
+		}
+	}
+	if all {
+		outcomes = append(outcomes, golden.Orphans(lib, goldenDir)...)
+	}
+	return outcomes, nil
 }
 
 // warnedOnce leaves out a warning lint found without an input where an

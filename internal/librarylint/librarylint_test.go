@@ -145,6 +145,43 @@ func TestFindings(t *testing.T) {
 	}
 }
 
+// TestFindingsOfARemovedVariant: lint of the whole library warns of the
+// golden files of a variant it no longer has, prompts and types, as golden
+// findings; not of those of a variant that does not load (broken), nor of
+// the types' folder; and lint of named variants says nothing of either.
+func TestFindingsOfARemovedVariant(t *testing.T) {
+	lib, dir := library(t)
+	for _, f := range []string{"gone/a.md", "gone/a.100-tokens.md", "broken/a.md", "types/gone.ts", "types/broken.py", "types/stray.md"} {
+		p := filepath.Join(dir, filepath.FromSlash(f))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte("x\n"), 0o644)
+	}
+	goldenFindings := func(names ...string) []string {
+		got, err := Findings(context.Background(), lib, dir, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, f := range got {
+			if f.Kind == lint.KindGolden && !strings.Contains(f.Position, "/ok") {
+				out = append(out, strings.ReplaceAll(f.String(), dir, "DIR"))
+			}
+		}
+		return out
+	}
+	want := []string{
+		"DIR/gone/a.100-tokens.md: warning: no variant gone produces it (render test --update deletes it)",
+		"DIR/gone/a.md: warning: no variant gone produces it (render test --update deletes it)",
+		"DIR/types/gone.ts: warning: the types of no variant (render test --update deletes it)",
+	}
+	if got := goldenFindings(); !slices.Equal(got, want) {
+		t.Errorf("the whole library:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	if got := goldenFindings("ok"); len(got) != 0 {
+		t.Errorf("lint ok:\n  %s", strings.Join(got, "\n  "))
+	}
+}
+
 // TestFindingsOnceForAMisspeltField: a field the schema does not define
 // is one finding, lint's, at the "." before it; the examples that fail on
 // it at the same place add none.
