@@ -20,6 +20,29 @@ func renderInput(t *testing.T, variant string, in map[string]any) (*engine.Resul
 	return fixture.Library(t).Render(context.Background(), variant, engine.Input{Name: "input.json", Data: data})
 }
 
+// eachPinned runs check, in a parallel subtest, on each example the
+// variant's manifest pins to the seed document: the seed tests hold those
+// examples and no other. It fails t when the manifest pins fewer than
+// atLeast to that document.
+func eachPinned(t *testing.T, variant, document string, atLeast int, check func(t *testing.T, v *engine.Variant, example string, in engine.Input)) {
+	t.Helper()
+	v := fixture.Variant(t, variant)
+	seed := v.Manifest().Seed
+	if seed == nil || seed.Document != document || len(seed.Pinned) < atLeast {
+		t.Fatalf("templates/%s/prompt.yaml pins fewer than %d examples to %s (seed: %+v); the seed test holds those and no other", variant, atLeast, document, seed)
+	}
+	for _, ex := range seed.Pinned {
+		t.Run(ex, func(t *testing.T) {
+			t.Parallel()
+			in, err := v.Example(ex)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, v, ex, in)
+		})
+	}
+}
+
 // refusal is a change that makes a valid input invalid, and the input
 // error the variant must refuse it with: at field, its reason holding
 // reason.

@@ -445,24 +445,9 @@ func squadAssertMatchesSeed(t *testing.T, in engine.Input) {
 // using a field protocol.ts does not know) is left to the golden files.
 func TestSquadMatchesSeed(t *testing.T) {
 	t.Parallel()
-	v := fixture.Variant(t, "squad")
-	seed := v.Manifest().Seed
-	if seed == nil || seed.Document != "002_a6e0a108699b94e3.txt" {
-		t.Fatalf("templates/squad/prompt.yaml pins no example to protocol.ts (seed: %v)", seed)
-	}
-	if len(seed.Pinned) < 20 {
-		t.Errorf("only %d examples pinned to protocol.ts; the seed test holds those and no other", len(seed.Pinned))
-	}
-	for _, ex := range seed.Pinned {
-		t.Run(ex, func(t *testing.T) {
-			t.Parallel()
-			in, err := v.Example(ex)
-			if err != nil {
-				t.Fatal(err)
-			}
-			squadAssertMatchesSeed(t, in)
-		})
-	}
+	eachPinned(t, "squad", "002_a6e0a108699b94e3.txt", 20, func(t *testing.T, _ *engine.Variant, _ string, in engine.Input) {
+		squadAssertMatchesSeed(t, in)
+	})
 }
 
 // TestSquadReworkTruncation checks the cut of a previous output at 2000

@@ -8,9 +8,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/internal/manifest"
 	"github.com/promptsmith/promptsmith/internal/phrase"
-	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // seedBuildSystemPrompt is the build_system_prompt of seed 000 (Molecule AI,
@@ -90,23 +90,6 @@ func seedInstructions(skillMD string) string {
 	return skillMD
 }
 
-// TestSeedInstructions: the transcription of the seed's frontmatter rule.
-func TestSeedInstructions(t *testing.T) {
-	for skillMD, want := range map[string]string{
-		"---\nname: lint\ntags: [go]\n---\nRun it.\n": "Run it.\n",
-		"---\nname: lint\n---\n\n# Lint\n\nRun it.\n": "# Lint\n\nRun it.\n",
-		"---\r\nname: lint\r\n---\r\n\r\nBody\r\n":    "Body\r\n",
-		"---\nname: lint\n---\n":                      "",
-		"Run it.\n\n---\n\nThen fix it.\n":            "Run it.\n\n---\n\nThen fix it.\n",
-		"\n---\nname: lint\n---\nbody\n":              "\n---\nname: lint\n---\nbody\n",
-		"---\nname: never closed\n":                   "---\nname: never closed\n",
-	} {
-		if got := seedInstructions(skillMD); got != want {
-			t.Errorf("%q: %q, want %q", skillMD, got, want)
-		}
-	}
-}
-
 // TestWorkspaceMatchesSeed holds the examples templates/workspace/prompt.yaml
 // pins to seed 000 (seed.pinned): for each, the golden file of what the
 // seed's sections write (testdata/golden/workspace/<example>.seed.md) must
@@ -117,53 +100,41 @@ func TestSeedInstructions(t *testing.T) {
 // An example not pinned is left to the golden files.
 func TestWorkspaceMatchesSeed(t *testing.T) {
 	t.Parallel()
-	v := fixture.Variant(t, "workspace")
-	seed := v.Manifest().Seed
-	if seed == nil || seed.Document != "000_e73ebed129b1a5c4.txt" || len(seed.Sections) == 0 {
-		t.Fatalf("templates/workspace/prompt.yaml pins no example to build_system_prompt, naming its sections (seed: %+v)", seed)
-	}
-	if len(seed.Pinned) == 0 {
-		t.Fatal("no example pinned to build_system_prompt; the seed test holds those and no other")
-	}
-	for _, ex := range seed.Pinned {
-		t.Run(ex, func(t *testing.T) {
-			t.Parallel()
-			in, err := v.Example(ex)
-			if err != nil {
-				t.Fatal(err)
+	eachPinned(t, "workspace", "000_e73ebed129b1a5c4.txt", 5, func(t *testing.T, v *engine.Variant, ex string, in engine.Input) {
+		if len(v.Manifest().Seed.Sections) == 0 {
+			t.Fatal("templates/workspace/prompt.yaml names no seed.sections: build_system_prompt writes only the prompt files, skills and peers")
+		}
+		var input struct {
+			PromptFiles []struct{ File, Content string } `yaml:"prompt_files"`
+			Skills      []struct {
+				Name    string
+				SkillMD string `yaml:"skill_md"`
 			}
-			var input struct {
-				PromptFiles []struct{ File, Content string } `yaml:"prompt_files"`
-				Skills      []struct {
-					Name    string
-					SkillMD string `yaml:"skill_md"`
-				}
-				Peers []map[string]any
-			}
-			if err := yaml.Unmarshal(in.Data, &input); err != nil {
-				t.Fatal(err)
-			}
-			if len(input.PromptFiles) != 1 || input.PromptFiles[0].File != "system-prompt.md" {
-				t.Fatalf("%s: a pinned example has one prompt file, system-prompt.md, the file the seed reads; it has %+v", in.Name, input.PromptFiles)
-			}
-			var skills []seedSkill
-			for _, s := range input.Skills {
-				skills = append(skills, seedSkill{s.Name, seedInstructions(s.SkillMD)})
-			}
-			var peers []map[string]any
-			for _, card := range input.Peers {
-				peers = append(peers, map[string]any{"agent_card": card})
-			}
-			want := seedBuildSystemPrompt(input.PromptFiles[0].Content, skills, peers)
-			file := filepath.Join("..", "..", "testdata", "golden", "workspace", manifest.SeedGolden(ex))
-			got, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatalf("%v (render test --update writes it)", err)
-			}
-			if string(got) != want {
-				t.Errorf("%s differs from the seed's build_system_prompt at byte %d:\ngot  %q\nwant %q",
-					file, phrase.CommonPrefixLen(string(got), want), got, want)
-			}
-		})
-	}
+			Peers []map[string]any
+		}
+		if err := yaml.Unmarshal(in.Data, &input); err != nil {
+			t.Fatal(err)
+		}
+		if len(input.PromptFiles) != 1 || input.PromptFiles[0].File != "system-prompt.md" {
+			t.Fatalf("%s: a pinned example has one prompt file, system-prompt.md, the file the seed reads; it has %+v", in.Name, input.PromptFiles)
+		}
+		var skills []seedSkill
+		for _, s := range input.Skills {
+			skills = append(skills, seedSkill{s.Name, seedInstructions(s.SkillMD)})
+		}
+		var peers []map[string]any
+		for _, card := range input.Peers {
+			peers = append(peers, map[string]any{"agent_card": card})
+		}
+		want := seedBuildSystemPrompt(input.PromptFiles[0].Content, skills, peers)
+		file := filepath.Join("..", "..", "testdata", "golden", "workspace", manifest.SeedGolden(ex))
+		got, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatalf("%v (render test --update writes it)", err)
+		}
+		if string(got) != want {
+			t.Errorf("%s differs from the seed's build_system_prompt at byte %d:\ngot  %q\nwant %q",
+				file, phrase.CommonPrefixLen(string(got), want), got, want)
+		}
+	})
 }
