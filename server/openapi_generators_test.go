@@ -143,7 +143,7 @@ func TestOpenAPIComponentNamesCollide(t *testing.T) {
 		schema["$defs"], _ = json.Marshal(defs)
 		b, _ = json.Marshal(schema)
 		os.WriteFile(file, b, 0o644)
-		ts := httptest.NewServer(server.New(loadWorkingCopy(t, dir)))
+		ts := httptest.NewServer(server.New(fixture.LoadDir(t, dir)))
 		for range 3 { // the same answer every time: no map order decides it
 			resp, err := http.Get(ts.URL + "/v1/openapi.json")
 			if err != nil {
@@ -166,7 +166,7 @@ func TestOpenAPIWithABrokenVariant(t *testing.T) {
 	t.Parallel()
 	dir := workingCopy(t)
 	os.WriteFile(filepath.Join(dir, "schemas", "space.schema.json"), []byte("{ not json"), 0o644)
-	ts := httptest.NewServer(server.New(loadWorkingCopy(t, dir)))
+	ts := httptest.NewServer(server.New(fixture.LoadDir(t, dir)))
 	defer ts.Close()
 	resp, err := http.Get(ts.URL + "/v1/openapi.json")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the database/sql driver "pgx", to lock a table
+
 	"github.com/promptsmith/promptsmith/internal/testing/testpostgres"
 	"github.com/promptsmith/promptsmith/server"
 )

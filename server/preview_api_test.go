@@ -33,17 +33,6 @@ func workingCopy(t *testing.T) string {
 	return dir
 }
 
-// loadWorkingCopy loads the library of the working copy dir, failing the
-// test where it does not load.
-func loadWorkingCopy(t *testing.T, dir string) *engine.Library {
-	t.Helper()
-	lib, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lib
-}
-
 // serveWorkingCopy serves lib as loaded from the working copy dir, whose
 // golden files it offers; the server closes when the test ends.
 func serveWorkingCopy(t *testing.T, lib *engine.Library, dir string) (*server.Server, *httptest.Server) {
@@ -71,7 +60,7 @@ func TestPreviewEndpoints(t *testing.T) {
 	b, _ := os.ReadFile(restricted)
 	os.WriteFile(restricted, []byte(strings.Replace(string(b), fixture.Heading(t, "delegation", 0), "# An Older Overview", 1)), 0o644)
 	os.Remove(filepath.Join(dir, "testdata", "golden", "delegation", "minimal.md"))
-	lib := loadWorkingCopy(t, dir)
+	lib := fixture.LoadDir(t, dir)
 	_, ts := serveWorkingCopy(t, lib, dir)
 	doc := fetchDoc(t, ts, "")
 	crowded := crowdedExample(dir)
@@ -205,7 +194,7 @@ func openStream(t *testing.T, base string, header ...string) (*http.Response, *b
 func TestEvents(t *testing.T) {
 	t.Parallel()
 	dir := workingCopy(t)
-	lib := loadWorkingCopy(t, dir)
+	lib := fixture.LoadDir(t, dir)
 	srv := server.New(lib)
 	srv.MaxEventStreams = 2
 	ctx, stop := context.WithCancel(context.Background())
@@ -255,7 +244,7 @@ func TestEvents(t *testing.T) {
 	// variant served from its last good version; then a reload fails.
 	overview := filepath.Join(dir, "templates", "delegation", "overview.md.tmpl")
 	os.WriteFile(overview, []byte("{{ if .parent }}\n"), 0o644)
-	broken := loadWorkingCopy(t, dir)
+	broken := fixture.LoadDir(t, dir)
 	srv.Swap(broken.Fallback(lib))
 	e := readEvent(t, r)
 	v := decode(e)

@@ -100,9 +100,9 @@ func TestPreviewPage(t *testing.T) {
 // away, not shown as current.
 func previewStale(t *testing.T, b *browser.Browser) {
 	dir := workingCopy(t)
-	good := loadWorkingCopy(t, dir)
+	good := fixture.LoadDir(t, dir)
 	os.WriteFile(filepath.Join(dir, "templates", "delegation", "overview.md.tmpl"), []byte("{{ if .parent }}\n"), 0o644)
-	broken := loadWorkingCopy(t, dir)
+	broken := fixture.LoadDir(t, dir)
 	srv := server.New(good)
 	srv.Swap(broken.Fallback(good))
 	ts := httptest.NewServer(srv)

@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/server"
-	"gopkg.in/yaml.v3"
 )
 
 // downStore is an audit store whose Ping and Record fail while down is set.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
 )
 
@@ -287,11 +288,7 @@ func TestCheckFailureNamesChecksNotDisk(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	copyTree(t, "..", root, "templates", "schemas")
-	lib, err := engine.LoadDir(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(server.New(lib))
+	ts := httptest.NewServer(server.New(fixture.LoadDir(t, root)))
 	defer ts.Close()
 	for _, path := range []string{"/v1/render/delegation", "/v1/check/delegation"} {
 		resp, body := call(t, ts, "POST", path, failingCheck, "")

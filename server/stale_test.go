@@ -30,14 +30,14 @@ type stale struct {
 func TestStaleAnswers(t *testing.T) {
 	t.Parallel()
 	dir := workingCopy(t)
-	good := loadWorkingCopy(t, dir)
+	good := fixture.LoadDir(t, dir)
 	srv, ts := serveWorkingCopy(t, good, dir)
 	crowded := crowdedExample(dir)
 
 	overview := filepath.Join(dir, "templates", "delegation", "overview.md.tmpl")
 	fixed, _ := os.ReadFile(overview)
 	os.WriteFile(overview, []byte("{{ if .parent }}\n"), 0o644)
-	broken := loadWorkingCopy(t, dir)
+	broken := fixture.LoadDir(t, dir)
 	srv.Swap(broken.Fallback(good))
 	if broken.Provenance().Library == good.Provenance().Library {
 		t.Fatal("the broken edit did not change the library's hash")
@@ -168,7 +168,7 @@ func TestStaleAnswers(t *testing.T) {
 	// A second broken edit: the variant still comes from the library that
 	// last loaded it, two swaps back.
 	os.WriteFile(overview, []byte("{{ range .parent }}\n"), 0o644)
-	broken2 := loadWorkingCopy(t, dir)
+	broken2 := fixture.LoadDir(t, dir)
 	srv.Swap(broken2.Fallback(srv.Library()))
 	a = send("POST", "/v1/render/delegation", input, 200)
 	isStale("render after a second broken edit", a, member(a.body, "stale"))
@@ -193,7 +193,7 @@ func TestStaleAnswers(t *testing.T) {
 
 	// Fixed: nothing is stale, and the new library made everything.
 	os.WriteFile(overview, fixed, 0o644)
-	again := loadWorkingCopy(t, dir)
+	again := fixture.LoadDir(t, dir)
 	srv.Swap(again.Fallback(srv.Library()))
 	a = send("POST", "/v1/render/delegation", input, 200)
 	if a.header != "" || a.body["stale"] != nil {
@@ -207,7 +207,7 @@ func TestStaleAnswers(t *testing.T) {
 func TestStaleHeaderIsOneLineOfASCII(t *testing.T) {
 	t.Parallel()
 	dir := workingCopy(t)
-	good := loadWorkingCopy(t, dir)
+	good := fixture.LoadDir(t, dir)
 	srv := server.New(good)
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
@@ -228,7 +228,7 @@ func TestBrokenVariant(t *testing.T) {
 	t.Parallel()
 	dir := fixture.LibraryCopy(t)
 	os.WriteFile(filepath.Join(dir, "templates", "squad", "task.md.tmpl"), []byte("{{ if .task }}unclosed\n"), 0o644)
-	lib := loadWorkingCopy(t, dir)
+	lib := fixture.LoadDir(t, dir)
 	ts := httptest.NewServer(server.New(lib))
 	defer ts.Close()
 	code, list := doList(t, ts.URL+"/v1/variants")

@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 	"github.com/promptsmith/promptsmith/server"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // BenchmarkTracing serves a render in process (no network) without a

@@ -24,16 +24,7 @@ func removeNote(t *testing.T) (string, *engine.Library, string) {
 			t.Fatal(err)
 		}
 	}
-	return dir, loadDir(t, dir), filepath.Join(dir, "testdata", "golden")
-}
-
-func loadDir(t *testing.T, dir string) *engine.Library {
-	t.Helper()
-	lib, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return lib
+	return dir, fixture.LoadDir(t, dir), filepath.Join(dir, "testdata", "golden")
 }
 
 // lines are the outcomes that are not Same, as their status and file
@@ -154,7 +145,7 @@ func TestBrokenVariantKeepsItsGoldenFiles(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte("sections: [\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	lib := loadDir(t, dir)
+	lib := fixture.LoadDir(t, dir)
 	goldenDir := filepath.Join(dir, "testdata", "golden")
 	files := []string{"note/basic.md", "note/tagged.md", "types/note.ts", "types/note.py"}
 	if o := golden.Orphans(lib, goldenDir); len(o) != 0 {

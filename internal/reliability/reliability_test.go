@@ -281,11 +281,7 @@ func TestReliabilityLibraryFolderIsAllThatIsRead(t *testing.T) {
 	if err := os.Symlink("minimal.yaml", filepath.Join(dir, "templates/delegation/examples/again.yaml")); err != nil {
 		t.Skip("no symbolic links here:", err)
 	}
-	lib, err := engine.LoadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, _ := lib.Variant("delegation")
+	v, _ := fixture.LoadDir(t, dir).Variant("delegation")
 	if ex, err := v.Example("again"); err != nil || !strings.Contains(string(ex.Data), "research lead") {
 		t.Errorf("a link inside the folder: %v", err)
 	}

@@ -566,14 +566,7 @@ func TestSpaceCheckKeepsDelegateToAgentFromNonAdmins(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	load := func() *engine.Library {
-		t.Helper()
-		lib, err := engine.LoadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return lib
-	}
+	load := func() *engine.Library { return fixture.LoadDir(t, dir) }
 	render := func(lib *engine.Library, input string) (*engine.Result, error) {
 		return lib.Render(context.Background(), "space", engine.Input{Name: "input.yaml", Data: []byte(input)})
 	}
