@@ -58,8 +58,9 @@ type Server struct {
 	// --templates DIR), when it was: its testdata/golden holds the golden
 	// files GET .../golden compares with and lint renders examples against.
 	WorkingCopy string
-	// Tokens is the encoding a render's ?max_tokens counts with when the
-	// request names none (render serve --tokens).
+	// Tokens is the encoding a render counts tokens with, and its
+	// ?max_tokens fits with, when the request names none (render serve
+	// --tokens); "": a render counts only when asked (?tokens=).
 	Tokens string
 	// MaxEventStreams bounds the streams of GET /v1/events open at once
 	// (DefaultMaxEventStreams).

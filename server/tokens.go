@@ -15,7 +15,8 @@ import (
 // tokenAsk is what a request's ?max_tokens=N&tokens=ENC ask of a render:
 // the prompt fitted to N tokens counted with ENC (the server's Tokens when
 // the request names none), and its token counts, per section too, in ENC.
-// A request with neither asks nothing, and pays for no counting.
+// A request with neither, to a server with no Tokens, asks nothing, and
+// pays for no counting.
 type tokenAsk struct {
 	max     int             // 0: no budget
 	enc     string          // the encoding counted with; "" when nothing is asked
@@ -34,6 +35,9 @@ func tokensParam(*openapi.Builder) map[string]any {
 func (s *Server) tokenAsk(r *http.Request) (tokenAsk, error) {
 	q := r.URL.Query()
 	ask := tokenAsk{enc: q.Get("tokens")}
+	if ask.enc == "" {
+		ask.enc = s.Tokens
+	}
 	if m := q.Get("max_tokens"); m != "" {
 		n, err := strconv.Atoi(m)
 		if err != nil || n < 1 {
@@ -41,9 +45,6 @@ func (s *Server) tokenAsk(r *http.Request) (tokenAsk, error) {
 				Reason: fmt.Sprintf("max_tokens %q is not a whole number of 1 or more", m)}
 		}
 		ask.max = n
-		if ask.enc == "" {
-			ask.enc = s.Tokens
-		}
 		if ask.enc == "" {
 			return tokenAsk{}, &engine.Error{Kind: engine.KindUsage, Parameter: "max_tokens", Reason: "a budget needs an encoding to count tokens with",
 				Hints: []string{"add &tokens=o200k_base (or " + strings.Join(tokens.Encodings(), ", ") + ")"}}
