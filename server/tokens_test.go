@@ -17,7 +17,7 @@ func TestServerTokens(t *testing.T) {
 	const note = `{"title": "Groceries", "body": "Milk and bread."}`
 	for _, c := range []struct {
 		serverTokens, query string
-		counted            bool
+		counted             bool
 	}{
 		{"o200k_base", "", true},
 		{"o200k_base", "?tokens=cl100k_base", true},
