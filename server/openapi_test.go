@@ -246,6 +246,8 @@ func TestOpenAPIMatchesResponses(t *testing.T) {
 		{"GET", "/v1/variants/nope/examples/minimal", "", token, 404},
 		{"POST", "/v1/render/delegation", input, token, 200},
 		{"POST", "/v1/render/delegation", yamlInput, token, 200},
+		{"POST", "/v1/render/delegation?format=anthropic", input, token, 200},
+		{"POST", "/v1/render/delegation?format=openai", input, token, 200},
 		{"POST", "/v1/render/delegation", `{"parent": {}}`, token, 422},
 		{"POST", "/v1/render/delegation", `{"parent": `, token, 422},
 		{"POST", "/v1/render/delegation", failingCheck, token, 422},

@@ -40,6 +40,18 @@ func kinds() []engine.Kind {
 
 // descriptions document the components ("Result") and their members
 // ("Result.text") in the OpenAPI document.
+// constants are the members whose value is always the same, as the
+// engine writes them: their schema is an enum of that one value, so that a
+// generated client types them as the literal the providers' SDKs require
+// (an Anthropic block's "text", an OpenAI message's "system").
+func constants() map[string]string {
+	return map[string]string{
+		"AnthropicBlock.type":        "text",
+		"AnthropicCacheControl.type": "ephemeral",
+		"OpenAIMessage.role":         "system",
+	}
+}
+
 func descriptions() map[string]string {
 	d := map[string]string{
 		"Result":                   "A rendered prompt and what is known about it, as render --format json prints it.",
@@ -149,11 +161,12 @@ type schemaBuilder struct {
 	components   map[string]any
 	names        map[reflect.Type]string
 	descriptions map[string]string
+	constants    map[string]string
 	err          error
 }
 
 func newSchemaBuilder(names map[reflect.Type]string, descs map[string]string) *schemaBuilder {
-	b := &schemaBuilder{components: map[string]any{}, names: componentNames(), descriptions: descriptions()}
+	b := &schemaBuilder{components: map[string]any{}, names: componentNames(), descriptions: descriptions(), constants: constants()}
 	maps.Copy(b.names, names)
 	maps.Copy(b.descriptions, descs)
 	return b
@@ -265,6 +278,9 @@ func (b *schemaBuilder) members(t reflect.Type, name string, props *ordered, req
 		s := b.of(f.Type)
 		if d := b.descriptions[name+"."+member]; d != "" {
 			s["description"] = d
+		}
+		if c, ok := b.constants[name+"."+member]; ok {
+			s["enum"] = []string{c}
 		}
 		*props = append(*props, kv{member, s})
 		if !strings.Contains(","+opts+",", ",omitempty,") && !strings.Contains(","+opts+",", ",omitzero,") {

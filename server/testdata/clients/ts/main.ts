@@ -7,6 +7,10 @@
 // operation: no cast anywhere, so tsc --strict checks that the generated
 // types accept both. Each must answer 200 with the prompt the server
 // renders from the example as written. Exits 1 naming any that does not.
+// The ?format=anthropic and ?format=openai answers of the generated types
+// go into the official SDKs' request types as they are, again no cast.
+import type Anthropic from "@anthropic-ai/sdk";
+import type OpenAI from "openai";
 import createClient from "openapi-fetch";
 import type { components, paths } from "./api.js";
 import { delegation, space, squad, swarm, workspace, variants, type Example } from "./examples.gen.js";
@@ -18,9 +22,16 @@ type Result = components["schemas"]["Result"];
 type Rendered = Result | components["schemas"]["AnthropicRequest"] | components["schemas"]["OpenAIRequest"];
 
 // resultOf is the Result of a render's answer, narrowed by its fields
-// (no cast): undefined for another status or form.
+// (no cast): undefined for another status or form; anthropicOf and
+// openaiOf the same for the providers' forms.
 function resultOf(data: Rendered | undefined): Result | undefined {
   return data !== undefined && "text" in data ? data : undefined;
+}
+function anthropicOf(data: Rendered | undefined): components["schemas"]["AnthropicRequest"] | undefined {
+  return data !== undefined && "system" in data ? data : undefined;
+}
+function openaiOf(data: Rendered | undefined): components["schemas"]["OpenAIRequest"] | undefined {
+  return data !== undefined && "prompt_cache_key" in data ? data : undefined;
 }
 
 const [url, token] = process.argv.slice(2);
@@ -82,7 +93,28 @@ async function main(): Promise<void> {
   n += await check("workspace", workspace, async (body) => resultOf((await client.POST("/v1/render/workspace", { body })).data));
   const hand = await client.POST("/v1/render/delegation", { body: handWritten });
   if (!hand.data) throw new Error(`the hand-written input answered ${hand.response.status}`);
-  console.log(`client (TypeScript): rendered ${n / 2} examples of ${variants.length} variants through their typed operations, as written and with their defaults left out, each byte for byte as the example as written, and a hand-written input; no casts`);
+  await providers(resultOf(hand.data)?.text);
+  console.log(`client (TypeScript): rendered ${n / 2} examples of ${variants.length} variants through their typed operations, as written and with their defaults left out, each byte for byte as the example as written, and a hand-written input, also in the anthropic and openai forms given to the providers' SDKs as typed; no casts`);
+}
+
+// providers renders the hand-written input in the providers' forms and
+// puts each, as the generated types give it, in the SDK's request: tsc
+// checks that they fit; the blocks and the message must be the prompt.
+async function providers(text: string | undefined): Promise<void> {
+  const a = anthropicOf((await client.POST("/v1/render/delegation", { params: { query: { format: "anthropic" } }, body: handWritten })).data);
+  const o = openaiOf((await client.POST("/v1/render/delegation", { params: { query: { format: "openai" } }, body: handWritten })).data);
+  if (!a || !o || text === undefined) throw new Error("a provider's form did not answer 200");
+  const anthropic: Anthropic.MessageCreateParamsNonStreaming = {
+    model: "claude-sonnet-4-5", max_tokens: 1024, system: a.system, messages: [{ role: "user", content: "Go on." }],
+  };
+  const openai: OpenAI.ChatCompletionCreateParamsNonStreaming = {
+    model: "gpt-4o", messages: [...o.messages, { role: "user", content: "Go on." }], prompt_cache_key: o.prompt_cache_key,
+  };
+  const system = anthropic.system;
+  const blocks = Array.isArray(system) ? system.map((b) => b.text).join("") : system;
+  if (blocks !== text || o.messages[0]?.content !== text || openai.messages.length !== 2) {
+    throw new Error("the providers' forms of the hand-written input are not its prompt");
+  }
 }
 
 main().catch((err: unknown) => {
