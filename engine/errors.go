@@ -42,7 +42,7 @@ func AsError(err error) *Error { return problem.As(err) }
 // prompt does not fit even with everything its budget may cut cut: the
 // numbers a caller needs to pick a limit that works (errors.As finds it).
 type BudgetTooSmall struct {
-	MinTokens  int // the prompt with every cut made
+	MinTokens  int // the smallest the fit made the prompt (with every cut made, unless a cut's note cost more than it saved)
 	MaxTokens  int // the limit asked for
 	FullTokens int // the prompt with no cut
 }

@@ -118,10 +118,16 @@ func (v *Variant) fit(ctx context.Context, set *execSet, doc *input.Document, id
 			return nil, nil, err
 		}
 		if hi > total {
-			least := memo[total]
-			small := &BudgetTooSmall{MinTokens: least.tokens, MaxTokens: ro.maxTokens, FullTokens: full.tokens}
+			// The fewest tokens a render reached: a cut that leaves a note
+			// of what it left out can cost more than it saves, so every
+			// cut made is not always the smallest prompt.
+			least := full.tokens
+			for _, p := range memo {
+				least = min(least, p.tokens)
+			}
+			small := &BudgetTooSmall{MinTokens: least, MaxTokens: ro.maxTokens, FullTokens: full.tokens}
 			e := &Error{Kind: KindInput, Variant: v.name, Reason: small.Error(), Err: small}
-			return nil, nil, v.tooSmallHint(e, total, full.tokens, least.tokens)
+			return nil, nil, v.tooSmallHint(e, total, full.tokens, least)
 		}
 		k = hi
 	}
@@ -201,10 +207,12 @@ func firstFit(saved []int, need, from, to int) int {
 }
 
 // tooSmallHint says what to do about a budget no fit meets: with every
-// cut made, with none the budget allows, or with none the last cache
-// breakpoint allows.
+// cut made, with cuts that make the prompt no smaller, with none the
+// budget allows, or with none the last cache breakpoint allows.
 func (v *Variant) tooSmallHint(e *Error, total, fullTokens, leastTokens int) *Error {
 	switch {
+	case total > 0 && leastTokens >= fullTokens:
+		e.Hint("the cuts the budget of %s allows make it no smaller: what the templates write of what a cut left out costs as much as it saves; raise the limit to at least %d, send a smaller input, or shorten those notes", v.name, leastTokens)
 	case total > 0:
 		e.Hint("that is with every cut the budget of %s allows made (%d tokens before any); raise the limit to at least %d, or send a smaller input", v.name, fullTokens, leastTokens)
 	case len(v.pinnedUnits()) > 0:

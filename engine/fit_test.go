@@ -161,3 +161,27 @@ func TestBudgetManifestErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestBudgetTooSmallNamesTheSmallestPrompt: when the note a template
+// writes of what a cut left out costs more than the cut saves, the prompt
+// with every cut made is not the smallest: the error names the smallest a
+// render reached, here the uncut prompt, and says the cuts do not help.
+func TestBudgetTooSmallNamesTheSmallestPrompt(t *testing.T) {
+	t.Parallel()
+	lib, err := Load(fstest.MapFS{
+		"schemas/tags.schema.json":   {Data: []byte(`{"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "description": "Tags."}}}`)},
+		"templates/tags/prompt.yaml": {Data: []byte("sections: [body]\nbudget:\n  - {list: /tags, drop: last, priority: 1}\n")},
+		"templates/tags/body.md.tmpl": {Data: []byte("{{ range .tags }}{{ . }} {{ end }}" +
+			"{{ with .budget.omitted.tags }}(and {{ . }} more tags, left out to fit the token budget){{ end }}\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lib.Render(context.Background(), "tags", Input{Name: "in.json", Data: []byte(`{"tags": ["a", "b", "c"]}`)}, FitTokens(2, words{}))
+	var small *BudgetTooSmall
+	e := AsError(err)
+	if e == nil || !errors.As(err, &small) || small.MinTokens != 3 || small.FullTokens != 3 ||
+		!strings.Contains(e.Reason, "needs at least 3 tokens") || !strings.Contains(strings.Join(e.Hints, " "), "no smaller") {
+		t.Errorf("a budget the cuts only make larger: %v (%+v)", err, small)
+	}
+}
