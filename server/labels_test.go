@@ -137,6 +137,7 @@ func TestLabelsSideBySide(t *testing.T) {
 	}{
 		{"POST", "/v1/render/note?label=production&library=" + staging.Library, "", 409, "library"},
 		{"POST", "/v1/check/note?label=production&library=" + staging.Library[:12], "", 409, "library"},
+		{"POST", "/v1/render/note?label=production&library=" + staging.Library[:8], "", 400, "library"},
 		{"POST", "/v1/render/note?label=nope", "", 404, "label"},
 		{"GET", "/v1/variants?label=nope", "", 404, "label"},
 		{"POST", "/v1/render/note?label=production", "staging", 400, "label"},

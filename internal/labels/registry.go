@@ -3,6 +3,7 @@ package labels
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -120,6 +121,11 @@ func (r *Registry) Lookup(label, library string) (Snapshot, error) {
 	if e.snap.Library == nil {
 		return Snapshot{}, e.failingError()
 	}
+	if library != "" && !pinForm.MatchString(library) {
+		return Snapshot{}, &engine.Error{Kind: engine.KindUsage, Parameter: "library",
+			Reason: fmt.Sprintf("library %q is not a library's hash or a prefix of it of 12 hex digits or more", library),
+			Hints:  []string{"pin the hash X-Promptsmith-Library-Hash gives (or its first 12 digits or more); GET /v1/libraries says what each label serves"}}
+	}
 	if library != "" && !samePin(e.snap.Hash, library) {
 		return Snapshot{}, &engine.Error{Kind: engine.KindUsage, Parameter: "library", Err: ErrConflict,
 			Reason: fmt.Sprintf("label %s serves library %s (commit %s), not %s", name, short(e.snap.Hash), short(e.snap.Commit), library),
@@ -155,6 +161,10 @@ func (r *Registry) Serves(label string) bool {
 
 // samePin reports whether pin names the library hash: the hash itself,
 // or a prefix of it long enough not to name another by chance.
+// pinForm is what ?library= takes: a library's hash, or a prefix of it
+// long enough to name one library (12 hex digits or more).
+var pinForm = regexp.MustCompile(`^[0-9a-fA-F]{12,64}$`)
+
 func samePin(hash, pin string) bool {
 	pin = strings.ToLower(pin)
 	return pin == hash || len(pin) >= 12 && strings.HasPrefix(hash, pin)

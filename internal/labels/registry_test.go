@@ -103,8 +103,14 @@ func TestMoveTag(t *testing.T) {
 			t.Errorf("pinned to %s: %v", pin, err)
 		}
 	}
-	if _, err := reg.Lookup("production", now.Hash[:8]); !errors.Is(err, labels.ErrConflict) {
-		t.Errorf("a pin of 8 digits: %v", err)
+	// A pin too short to name one library, or not a hash, is the call's
+	// mistake (400), not a label that moved (409).
+	for _, pin := range []string{now.Hash[:8], "production", now.Hash + "0"} {
+		_, err := reg.Lookup("production", pin)
+		if e := engine.AsError(err); errors.Is(err, labels.ErrConflict) || e.Kind != engine.KindUsage || e.Parameter != "library" ||
+			!strings.Contains(e.Reason, "12 hex digits or more") {
+			t.Errorf("a pin %q: %v", pin, err)
+		}
 	}
 	_, err = reg.Lookup("prodution", "")
 	if e := engine.AsError(err); !errors.Is(err, labels.ErrUnknownLabel) || e.Parameter != "label" ||

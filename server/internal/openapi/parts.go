@@ -190,7 +190,7 @@ func LabelParams() []Param {
 			"The X-Promptsmith-Label header says the same; both given and different answer 400.", map[string]any{"type": "string"}),
 		labelHeaderParam,
 		QueryParam("library", "Answer only from this library (its hash, or a prefix of 12 digits or more, as X-Promptsmith-Library-Hash gives it): "+
-			"409 when the label now serves another.", map[string]any{"type": "string"}),
+			"409 when the label now serves another; 400 when it is not such a hash.", map[string]any{"type": "string", "pattern": "^[0-9a-fA-F]{12,64}$"}),
 	}
 }
 
