@@ -2,11 +2,15 @@ package server
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/server/internal/openapi"
 )
 
@@ -58,7 +62,11 @@ func (s *Server) newMux() *http.ServeMux {
 	allowed := map[string][]string{}
 	var paths []string
 	for _, rt := range s.routes {
-		mux.HandleFunc(rt.method+" "+rt.path, rt.handle)
+		handle := rt.handle
+		if strings.HasPrefix(rt.path, "/v1/") {
+			handle = s.knownQuery(rt.op.QueryNames(s.lib()), handle)
+		}
+		mux.HandleFunc(rt.method+" "+rt.path, handle)
 		if allowed[rt.path] == nil {
 			paths = append(paths, rt.path)
 		}
@@ -72,6 +80,33 @@ func (s *Server) newMux() *http.ServeMux {
 	}
 	mux.HandleFunc("/", s.noEndpoint)
 	return mux
+}
+
+// knownQuery answers 400 to a request of the API that names a query
+// parameter its route does not take, naming it and the one it is nearest
+// to: a misspelt ?max_token=100 would otherwise answer 200 with a prompt
+// that was never fitted.
+func (s *Server) knownQuery(names []string, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for _, k := range slices.Sorted(maps.Keys(r.URL.Query())) {
+			if slices.Contains(names, k) {
+				continue
+			}
+			e := &engine.Error{Kind: engine.KindUsage, Parameter: k, Reason: fmt.Sprintf("unknown query parameter %q", k)}
+			if near := phrase.Closest(k, names); near != "" {
+				e.Hint("did you mean %q?", near)
+			}
+			_, path, _ := strings.Cut(r.Pattern, " ")
+			if len(names) == 0 {
+				e.Hint("%s takes no query parameters", path)
+			} else {
+				e.Hint("%s takes %s (GET /v1/openapi.json describes them)", path, strings.Join(names, ", "))
+			}
+			s.writeError(w, r, e)
+			return
+		}
+		next(w, r)
+	}
 }
 
 // methodNotAllowed answers a path with a method other than those it has.

@@ -3,6 +3,9 @@ package openapi
 import (
 	"net/http"
 	"reflect"
+	"slices"
+
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // The parts a route's operation is declared with (the xxxOp function
@@ -181,6 +184,25 @@ func InputRequest(d *Builder) map[string]any {
 			"application/yaml": map[string]any{"schema": input},
 		},
 	}
+}
+
+// QueryNames are the query parameters o takes: its Params', and a
+// labelled route's label and library (a server without labels takes and
+// ignores them). lib is the library the server serves, for the Params that
+// describe it.
+func (o Operation) QueryNames(lib *engine.Library) []string {
+	d := &Builder{c: Config{Library: lib}}
+	params := o.Params
+	if o.Labelled {
+		params = append(slices.Clone(params), LabelParams()...)
+	}
+	var names []string
+	for _, p := range params {
+		if m := p(d); m["in"] == "query" {
+			names = append(names, m["name"].(string))
+		}
+	}
+	return names
 }
 
 // LabelParams are the parameters of a request answered from a label.
