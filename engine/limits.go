@@ -22,7 +22,8 @@ type Limits struct {
 	// OutputBytes is the longest prompt a render may write, the joiners
 	// between sections included and the sections dropped for writing only
 	// white space not; a render that writes more stops as soon as it does.
-	// It is also the longest text a template function may build.
+	// It is also the longest text a template function may build, and a
+	// quarter of all the text one render's functions may build together.
 	OutputBytes int
 	// ListItems is the longest list a template function (until, seq,
 	// append, splitList, ...) may build.

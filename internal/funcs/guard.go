@@ -366,8 +366,34 @@ func (env *Env) postcheckText(name string, fn any) (any, bool) {
 		return func(a, b string, n int) (string, error) {
 			return env.checkedText(name, func() string { return fn(a, b, n) })
 		}, true
+	case func(any) (string, error): // isoTime
+		return func(v any) (string, error) {
+			return env.checkedTextErr(name, func() (string, error) { return fn(v) })
+		}, true
+	case func(any, any) (string, error): // relativeTime, age
+		return func(a, b any) (string, error) {
+			return env.checkedTextErr(name, func() (string, error) { return fn(a, b) })
+		}, true
+	case func(string, any) (string, error): // formatDate: as long as its layout
+		return func(s string, v any) (string, error) {
+			return env.checkedTextErr(name, func() (string, error) { return fn(s, v) })
+		}, true
 	}
 	return nil, false
+}
+
+// checkedTextErr is checkedText for a function that may fail.
+func (env *Env) checkedTextErr(name string, build func() (string, error)) (string, error) {
+	var err error
+	out, checkErr := env.checkedText(name, func() string {
+		var s string
+		s, err = build()
+		return s
+	})
+	if err != nil {
+		return "", err
+	}
+	return out, checkErr
 }
 
 // checkedText runs build between the checks of postcheckText: the run's
@@ -511,7 +537,10 @@ func anyCollection(args []any) bool {
 // text refuses a text of n bytes over the output limit, which no value a
 // template builds may pass: a longer one could never be written.
 func (env *Env) text(fn string, n float64) error {
-	return env.within(fn, n, env.Limits.OutputBytes, "%s would build a text of %.0f bytes, over the output limit of %d bytes; no value a template builds may be longer than a prompt (the limit is the engine's OutputBytes, render's --max-output)")
+	if err := env.within(fn, n, env.Limits.OutputBytes, "%s would build a text of %.0f bytes, over the output limit of %d bytes; no value a template builds may be longer than a prompt (the limit is the engine's OutputBytes, render's --max-output)"); err != nil {
+		return err
+	}
+	return env.charge(fn, n)
 }
 
 // values refuses arguments that, printed, would write more than the output
@@ -531,7 +560,7 @@ func (env *Env) values(fn string, scale int, args ...any) error {
 			return fmt.Errorf("%s would build a text of more than %d bytes, the output limit; no value a template builds may be longer than a prompt (the limit is the engine's OutputBytes, render's --max-output)", fn, limit)
 		}
 	}
-	return nil
+	return env.charge(fn, float64((limit/scale-budget)*scale))
 }
 
 // cap is n, the most items regexFindAll or regexSplit may return, bounded

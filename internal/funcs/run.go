@@ -30,6 +30,33 @@ type Run struct {
 	// frames is how much stack those calls hold, in levels of nesting
 	// (Enter's weight).
 	frames int
+	// built is how many bytes of text the run's functions have built
+	// (charge).
+	built float64
+}
+
+// builtScale is how many times the output limit of text a render's
+// functions may build in all. Each text is bounded by the output limit,
+// each list by the list limit and a list of lists by what it would print
+// (nested); a list or object of texts is not, and a template that keeps
+// what it builds ({{ $l = append $l (repeat 3000000 "x") }} in a loop)
+// would hold all of it, each text within the limit, until the process has
+// no memory left. Counting every text built, kept or not, bounds that.
+const builtScale = 4
+
+// charge counts n bytes of text a function of the run built, and refuses
+// it once the run's functions together have built more than builtScale
+// times the output limit. Outside a render (no Run) nothing is counted.
+func (env *Env) charge(fn string, n float64) error {
+	limit := builtScale * float64(env.Limits.OutputBytes)
+	if env.Run == nil || limit <= 0 {
+		return nil
+	}
+	env.Run.built += n
+	if env.Run.built > limit {
+		return fmt.Errorf("%s: the templates' functions have built %.0f bytes of text in this render, over the limit of %.0f, %d times the output limit; a loop that builds texts, and keeps them (append, set), would hold them all (the limit follows the engine's OutputBytes, render's --max-output)", fn, env.Run.built, limit, builtScale)
+	}
+	return nil
 }
 
 // Including reports whether a template of the run executes inside include,
@@ -94,7 +121,8 @@ func (env *Env) bounded(sprig map[string]any) map[string]any {
 			if err := env.items("seq", n); err != nil {
 				return "", err
 			}
-			return seq(params...), nil
+			out := seq(params...)
+			return out, env.charge("seq", float64(len(out)))
 		},
 		"repeat": func(count int, s string) (string, error) {
 			if err := env.check(); err != nil {
@@ -103,9 +131,8 @@ func (env *Env) bounded(sprig map[string]any) map[string]any {
 			if count < 0 {
 				return "", fmt.Errorf("repeat %d: the count must not be negative", count)
 			}
-			size := float64(count) * float64(len(s))
-			if limit := env.Limits.OutputBytes; limit > 0 && size > float64(limit) {
-				return "", fmt.Errorf("repeat would build %.0f bytes, over the output limit of %d bytes (the engine's OutputBytes, render's --max-output)", size, limit)
+			if err := env.text("repeat", float64(count)*float64(len(s))); err != nil {
+				return "", err
 			}
 			return strings.Repeat(s, count), nil
 		},

@@ -58,8 +58,10 @@ func (env *Env) include(name string, data any) (string, error) {
 		}()
 	}
 	b := &includeBuffer{env: env}
-	err := set.ExecuteTemplate(b, name, data)
-	return b.String(), err
+	if err := set.ExecuteTemplate(b, name, data); err != nil {
+		return b.String(), err
+	}
+	return b.String(), env.charge("include", float64(b.Len()))
 }
 
 // includeBuffer is the text an include writes: bounded by the output limit
