@@ -63,3 +63,23 @@ func TestLspRefusesALargeTemplate(t *testing.T) {
 	}
 	c.diagnostics(body, has("a library file may hold"))
 }
+
+// TestLspReadsNoFileOverTheLimit: a file on disk over the file limit, not
+// open in the editor, is not read to place its diagnostic, which stands at
+// its start: a folder an editor opens may hold a file of gigabytes.
+func TestLspReadsNoFileOverTheLimit(t *testing.T) {
+	t.Parallel()
+	dir := hostileLibrary(t)
+	big := "templates/hostile/big.md.tmpl"
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(big)), []byte(strings.Repeat("x", 1200000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, dir)
+	c.open("templates/hostile/body.md.tmpl")
+	ds := c.diagnostics(big, has("a library file may hold"))
+	for _, d := range ds {
+		if d.Range.End.Line != 0 || d.Range.End.Character != 0 {
+			t.Errorf("the diagnostic of a file over the limit spans %+v: the file was read to place it", d.Range)
+		}
+	}
+}

@@ -10,10 +10,20 @@ type snapshot struct {
 	files overlay
 	lib   *engine.Library
 	err   error // the library does not load at all
+	// maxFile is the largest file of the folder text reads: the library's
+	// file limit, which the engine checks before it reads one too.
+	maxFile int64
 }
 
-// text is a library file's text in the snapshot, or false.
+// text is a library file's text in the snapshot, or false: false too for
+// a file on disk over the file limit, which is not read (the diagnostic
+// that says so stands at its start).
 func (sn *snapshot) text(p string) (string, bool) {
+	if _, open := sn.files.docs[p]; !open {
+		if info, err := sn.files.Stat(p); err != nil || info.Size() > sn.maxFile {
+			return "", false
+		}
+	}
 	b, err := sn.files.ReadFile(p)
 	if err != nil {
 		return "", false
@@ -41,6 +51,7 @@ func (s *Server) snapshot() *snapshot {
 	sn := &snapshot{gen: s.gen, root: s.root, files: overlay{base: s.fsRoot.FS(), docs: docs}}
 	s.mu.Unlock()
 	opts := append([]engine.Option{engine.WithOrigin(sn.root)}, s.opts.Engine...)
+	sn.maxFile = int64(engine.LimitsOf(opts...).FileBytes)
 	sn.lib, sn.err = engine.Load(sn.files, opts...)
 	s.mu.Lock()
 	defer s.mu.Unlock()
