@@ -219,4 +219,13 @@ func TestKubernetesEnv(t *testing.T) {
 	if unknown := unknownServeEnv(serve, environ); len(unknown) > 0 {
 		t.Errorf("with the kit's environment %q, --strict-env refuses %v", environ, unknown)
 	}
+	// The values the kit writes out are values of their flags.
+	for _, e := range render.Env {
+		if e.Value != "" && strings.HasPrefix(e.Name, "PROMPTSMITH_") {
+			t.Setenv(e.Name, e.Value)
+		}
+	}
+	if err := applyServeEnv(serve); err != nil {
+		t.Errorf("the kit's environment: %v", err)
+	}
 }
