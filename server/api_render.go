@@ -105,15 +105,15 @@ func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, src source
 	if checkOnly {
 		opts = ask.fit() // a check report has no token counts
 	}
-	body, release, err := s.body(w, r, inputBody)
+	// One deadline for the wait for room to hold the body, the render and
+	// its audit write; the slot is given back in between (record).
+	ctx, cancel := s.renderContext(r.Context())
+	defer cancel()
+	body, release, err := s.body(w, r.WithContext(ctx), inputBody)
 	if err != nil {
 		return answer{}, err
 	}
 	defer release()
-	// One deadline for the render and its audit write; the slot is given
-	// back in between (record).
-	ctx, cancel := s.renderContext(r.Context())
-	defer cancel()
 	ctx, end := s.span(ctx, "render", attribute.String("promptsmith.variant", src.v.Name()))
 	out, err := s.renderAndRecord(ctx, src, body, ask, append(opts, s.stageSpans()...), !checkOnly)
 	end(err)
@@ -215,13 +215,15 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	body, release, err := s.body(w, r, promptBody)
+	ctx, cancel := s.renderContext(r.Context()) // the wait for room counts too
+	defer cancel()
+	body, release, err := s.body(w, r.WithContext(ctx), promptBody)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	defer release()
-	text, err := inSlot(s, r.Context(), func(context.Context) (string, error) {
+	text, err := inSlot(s, ctx, func(context.Context) (string, error) {
 		return verbatim.Of(vb).Extract(string(body), depth)
 	})
 	if err != nil {

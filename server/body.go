@@ -141,7 +141,8 @@ func readBody(r io.Reader, size int64) ([]byte, error) {
 }
 
 // waitForRoom waits for n bytes of the body budget, for at most
-// RenderTimeout, and says why it did not get them.
+// RenderTimeout (within what is left of the request's, for a render, whose
+// bound covers this wait too), and says why it did not get them.
 func (s *Server) waitForRoom(ctx context.Context, budget *bodyBudget, n int64) error {
 	ctx, cancel := s.renderContext(ctx)
 	defer cancel()

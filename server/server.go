@@ -48,7 +48,8 @@ type Server struct {
 	// call the API from a browser; "*" allows any. None by default.
 	CORSOrigins []string
 	// RenderTimeout bounds the work on one render, check or extraction,
-	// waiting for a slot included (DefaultRenderTimeout; 0: no bound).
+	// waiting for room for its body and for a slot included
+	// (DefaultRenderTimeout; 0: no bound).
 	RenderTimeout time.Duration
 	// MaxRenders is how many renders run at once (GOMAXPROCS by default);
 	// MaxQueue how many more may wait for a slot before the server answers

@@ -169,7 +169,7 @@ func (o *serveOptions) register(f *pflag.FlagSet) {
 	f.StringVar(&o.tokenFile, "token-file", "", "require the bearer token in this file on every request but the probes (/livez, /readyz, /healthz)")
 	f.StringArrayVar(&o.cors, "cors-origin", nil, "let pages of this origin (https://host[:port]) call the API from a browser; repeatable; \"*\" for any; pages of other origins but the server's own get 403")
 	f.StringArrayVar(&o.allowHosts, "allow-host", nil, "answer requests whose Host is this name too, besides loopback names, the host of --addr and the address the server was reached on; repeatable; \"*\" for any (only behind a proxy that checks Host, or with --token-file)")
-	f.DurationVar(&o.renderTimeout, "render-timeout", o.renderTimeout, "longest one render may take, waiting for a slot included: by default --timeout and 5s more, so that a template past --timeout is answered as the template's fault (0: no limit)")
+	f.DurationVar(&o.renderTimeout, "render-timeout", o.renderTimeout, "longest one render may take, waiting for room for its body and for a slot included: by default --timeout and 5s more, so that a template past --timeout is answered as the template's fault (0: no limit)")
 	f.IntVar(&o.maxRenders, "max-renders", o.maxRenders, "renders that run at once (the number of CPUs Go uses unless set)")
 	f.IntVar(&o.maxQueue, "max-queue", o.maxQueue, "renders that may wait for a slot; past them the server answers 503")
 	h := &o.http
