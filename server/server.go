@@ -216,7 +216,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Connection", "close")
 	}
 	ctx, end := s.requestSpan(r)
-	r = r.WithContext(ctx)
+	r = s.withShare(r.WithContext(ctx))
 	if s.refuseRepeats(sw, r) || s.guard(sw, r) || s.cors(sw, r) || (!isProbe(r.URL.Path) && !s.authorized(sw, r)) {
 		_, r.Pattern = s.mux.Handler(r) // answered already: only the route is wanted
 	} else {

@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"net/http"
 	"runtime"
+	"sync"
 	"time"
 )
 
@@ -29,11 +31,12 @@ const DefaultRenderTimeout = 15 * time.Second
 func inSlot[T any](s *Server, ctx context.Context, work func(ctx context.Context) (T, error)) (T, error) {
 	ctx, cancel := s.renderContext(ctx)
 	defer cancel()
-	if err := s.enter(ctx); err != nil {
+	label := shareOf(ctx)
+	if err := s.enter(ctx, label); err != nil {
 		var none T
 		return none, answerError(ctx, err)
 	}
-	defer s.leave()
+	defer s.leave(label)
 	v, err := work(ctx)
 	return v, answerError(ctx, err)
 }
@@ -66,9 +69,9 @@ func answerError(ctx context.Context, err error) error {
 // one that found a slot free with a wait of zero, so that the histogram's
 // count is the renders that ran; promptsmith_renders_queued counts those
 // waiting now.
-func (s *Server) enter(ctx context.Context) error {
+func (s *Server) enter(ctx context.Context, label string) error {
 	since := time.Now()
-	err := s.renderGate().enter(ctx, s.metrics.queued.Inc, s.metrics.queued.Dec)
+	err := s.renderGate().enter(ctx, label, s.metrics.queued.Inc, s.metrics.queued.Dec)
 	if err == nil {
 		s.metrics.wait.Observe(time.Since(since).Seconds())
 		s.metrics.inFlight.Inc()
@@ -76,9 +79,36 @@ func (s *Server) enter(ctx context.Context) error {
 	return err
 }
 
-func (s *Server) leave() {
+func (s *Server) leave(label string) {
 	s.metrics.inFlight.Dec()
-	s.renderGate().leave()
+	s.renderGate().leave(label)
+}
+
+// shareKey is the context key of the label whose share of the render slots
+// a request takes (shareOf).
+type shareKey struct{}
+
+// withShare notes in r's context the label whose share of the slots its
+// render takes: on a server of several labels, the label it names or the
+// default. On a server of one label, or none, there is nothing to share.
+func (s *Server) withShare(r *http.Request) *http.Request {
+	if s.Labels == nil || len(s.Labels.Config().Labels) < 2 {
+		return r
+	}
+	label, err := requestLabel(r)
+	if err != nil {
+		return r // answered 400 before any render
+	}
+	if label == "" {
+		label = s.Labels.Default()
+	}
+	return r.WithContext(context.WithValue(r.Context(), shareKey{}, label))
+}
+
+// shareOf is the label withShare noted, "" for none.
+func shareOf(ctx context.Context) string {
+	label, _ := ctx.Value(shareKey{}).(string)
+	return label
 }
 
 func (s *Server) renderGate() *gate {
@@ -88,9 +118,14 @@ func (s *Server) renderGate() *gate {
 
 // gate bounds the renders that run at once: at most cap(slots) run, at most
 // cap(tickets)-cap(slots) more wait for a slot, and the rest are turned away.
+// The renders of one label hold at most all the slots but one, so that a
+// label whose templates loop until their deadline (a commit under review)
+// cannot keep the others from rendering.
 type gate struct {
 	slots   chan struct{} // one token per running render
 	tickets chan struct{} // one token per render running or waiting
+	mu      sync.Mutex
+	shares  map[string]chan struct{} // a label's running renders, by label
 }
 
 // newGate returns a gate for run renders at once (GOMAXPROCS when run < 1)
@@ -100,37 +135,79 @@ func newGate(run, queue int) *gate {
 		run = runtime.GOMAXPROCS(0)
 	}
 	queue = max(queue, 0)
-	return &gate{slots: make(chan struct{}, run), tickets: make(chan struct{}, run+queue)}
+	return &gate{slots: make(chan struct{}, run), tickets: make(chan struct{}, run+queue), shares: map[string]chan struct{}{}}
 }
 
-// enter takes a slot, waiting in the queue while every slot is taken. It
-// returns errBusy at once when the queue is full too, and ctx's error when
-// ctx ends first. waiting is called when it has to wait, and done when it
-// stops waiting, for the queue gauge.
-func (g *gate) enter(ctx context.Context, waiting, done func()) error {
+// share is the tokens of a label's running renders: all the slots but
+// one, and one when there is only one; nil for no label.
+func (g *gate) share(label string) chan struct{} {
+	if label == "" {
+		return nil
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.shares[label] == nil {
+		g.shares[label] = make(chan struct{}, max(1, cap(g.slots)-1))
+	}
+	return g.shares[label]
+}
+
+// enter takes a slot, waiting in the queue while every slot is taken, or
+// while the label's renders hold their share of them. It returns errBusy
+// at once when the queue is full too, and ctx's error when ctx ends first.
+// waiting is called when it has to wait, and done when it stops waiting,
+// for the queue gauge.
+func (g *gate) enter(ctx context.Context, label string, waiting, done func()) error {
 	select {
 	case g.tickets <- struct{}{}:
 	default:
 		return errBusy
 	}
-	select {
-	case g.slots <- struct{}{}:
-		return nil
-	default:
+	waited := false
+	defer func() {
+		if waited {
+			done()
+		}
+	}()
+	take := func(tokens chan struct{}) error {
+		select {
+		case tokens <- struct{}{}:
+			return nil
+		default:
+		}
+		if !waited {
+			waited = true
+			waiting()
+		}
+		select {
+		case tokens <- struct{}{}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	waiting()
-	defer done()
-	select {
-	case g.slots <- struct{}{}:
-		return nil
-	case <-ctx.Done():
+	share := g.share(label)
+	if share != nil {
+		if err := take(share); err != nil {
+			<-g.tickets
+			return err
+		}
+	}
+	if err := take(g.slots); err != nil {
+		if share != nil {
+			<-share
+		}
 		<-g.tickets
-		return ctx.Err()
+		return err
 	}
+	return nil
 }
 
-// leave gives back the slot enter took.
-func (g *gate) leave() {
+// leave gives back the slot enter took for label.
+func (g *gate) leave(label string) {
 	<-g.slots
+	if share := g.share(label); share != nil {
+		<-share
+	}
 	<-g.tickets
 }
