@@ -186,7 +186,7 @@ func TestRunawayTemplatesStop(t *testing.T) {
 		{"a large include", `{{ define "x" }}{{ range until 100000 }}xxxxxxxxxxxx{{ end }}{{ end }}{{ $s := include "x" . }}`, "include wrote more than the output limit", time.Minute},
 		// Each text within the output limit, each list within the list
 		// limit, all of them kept: what they hold together is bounded too.
-		{"texts kept in a list", `{{ $l := list }}{{ range until 2000 }}{{ $l = append $l (repeat 100000 "xxxxxxxxxx") }}{{ end }}{{ len $l }}`, "have built 5000000 bytes of text in this render, over the limit of 4194304", time.Minute},
+		{"texts kept in a list", `{{ $l := list }}{{ range until 2000 }}{{ $l = append $l (repeat 100000 "xxxxxxxxxx") }}{{ end }}{{ len $l }}`, "repeat would bring the text this render's functions have built to 5000000 bytes, over the limit of 4194304", time.Minute},
 		{"texts kept in an object", `{{ $d := dict }}{{ range $i := until 2000 }}{{ $_ := set $d (print $i) (repeat 100000 "xxxxxxxxxx") }}{{ end }}{{ len $d }}`, "over the limit of 4194304", time.Minute},
 		{"numbers kept in a list", `{{ $l := list }}{{ range until 2000 }}{{ $l = append $l (seq 90000) }}{{ end }}`, "over the limit of 4194304", time.Minute},
 		{"includes kept in a list", `{{ define "x" }}{{ range until 10000 }}xxxxxxxxxx{{ end }}{{ end }}{{ $l := list }}{{ range until 2000 }}{{ $l = append $l (include "x" .) }}{{ end }}`, "over the limit of 4194304", time.Minute},

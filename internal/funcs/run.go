@@ -54,7 +54,7 @@ func (env *Env) charge(fn string, n float64) error {
 	}
 	env.Run.built += n
 	if env.Run.built > limit {
-		return fmt.Errorf("%s: the templates' functions have built %.0f bytes of text in this render, over the limit of %.0f, %d times the output limit; a loop that builds texts, and keeps them (append, set), would hold them all (the limit follows the engine's OutputBytes, render's --max-output)", fn, env.Run.built, limit, builtScale)
+		return fmt.Errorf("%s would bring the text this render's functions have built to %.0f bytes, over the limit of %.0f, %d times the output limit; a loop that builds texts and keeps them (append, set) would hold them all (the limit follows the engine's OutputBytes, render's --max-output)", fn, env.Run.built, limit, builtScale)
 	}
 	return nil
 }
