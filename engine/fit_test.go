@@ -185,3 +185,25 @@ func TestBudgetTooSmallNamesTheSmallestPrompt(t *testing.T) {
 		t.Errorf("a budget the cuts only make larger: %v (%+v)", err, small)
 	}
 }
+
+// TestFitCountsEachProbeAlone: the text a render's functions build is
+// bounded render by render; a fit, which renders the prompt once for each
+// number of cuts it tries, is held to it for each, not for their sum.
+func TestFitCountsEachProbeAlone(t *testing.T) {
+	t.Parallel()
+	lib, err := Load(fstest.MapFS{
+		"schemas/tags.schema.json":   {Data: []byte(`{"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "description": "Tags."}}}`)},
+		"templates/tags/prompt.yaml": {Data: []byte("sections: [head, body]\nbudget:\n  - {list: /tags, drop: last, priority: 1}\n")},
+		// 3.2 MB of text built, of the 4 MiB a render may build.
+		"templates/tags/head.md.tmpl": {Data: []byte(`{{ $s := repeat 400000 "w" | upper | lower }}{{ $t := repeat 400000 "w" | upper | lower }}{{ len $s }}` + "\n")},
+		"templates/tags/body.md.tmpl": {Data: []byte("{{ range .tags }}{{ . }} {{ end }}\n")},
+	}, WithLimits(Limits{OutputBytes: 1 << 20}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Name: "in.json", Data: []byte(`{"tags": ["a", "b", "c", "d", "e", "f"]}`)}
+	res, err := lib.Render(context.Background(), "tags", in, FitTokens(4, words{}))
+	if err != nil || res.Budget == nil || len(res.Budget.Cuts) == 0 || res.Budget.Renders < 3 {
+		t.Fatalf("a fit of several renders, each within the bound: %v (%+v)", err, res)
+	}
+}

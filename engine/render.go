@@ -243,6 +243,7 @@ func (v *Variant) validate(ctx context.Context, in Input, doc *input.Document, r
 // execute renders the sections into one buffer, dropping those that wrote only
 // white space together with the joiner before them.
 func (v *Variant) execute(ctx context.Context, set *execSet, data map[string]any, dropped map[string]bool) (*Result, error) {
+	set.env.Run.Begin()
 	fields := v.verbatimBytes(data)
 	w := newRunWriter(ctx, int(v.textSize.Load())+fields, v.lib.opts.limits.OutputBytes)
 	set.out = w

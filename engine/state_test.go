@@ -189,6 +189,8 @@ func TestRunawayTemplatesStop(t *testing.T) {
 		{"texts kept in a list", `{{ $l := list }}{{ range until 2000 }}{{ $l = append $l (repeat 100000 "xxxxxxxxxx") }}{{ end }}{{ len $l }}`, "repeat would bring the text this render's functions have built to 5000000 bytes, over the limit of 4194304", time.Minute},
 		{"texts kept in an object", `{{ $d := dict }}{{ range $i := until 2000 }}{{ $_ := set $d (print $i) (repeat 100000 "xxxxxxxxxx") }}{{ end }}{{ len $d }}`, "over the limit of 4194304", time.Minute},
 		{"numbers kept in a list", `{{ $l := list }}{{ range until 2000 }}{{ $l = append $l (seq 90000) }}{{ end }}`, "over the limit of 4194304", time.Minute},
+		{"replacements kept in a list", `{{ $s := repeat 100000 "xxxxxxxxxx" }}{{ $l := list }}{{ range until 400 }}{{ $l = append $l (regexReplaceAll "y" $s "") }}{{ end }}`, "regexReplaceAll would bring", time.Minute},
+		{"decoded texts kept in a list", `{{ $s := quote (repeat 100000 "xxxxxxxxxx") }}{{ $l := list }}{{ range until 400 }}{{ $l = append $l (fromJson $s) }}{{ end }}`, "fromJson would bring", time.Minute},
 		{"includes kept in a list", `{{ define "x" }}{{ range until 10000 }}xxxxxxxxxx{{ end }}{{ end }}{{ $l := list }}{{ range until 2000 }}{{ $l = append $l (include "x" .) }}{{ end }}`, "over the limit of 4194304", time.Minute},
 	}
 	for _, c := range cases {

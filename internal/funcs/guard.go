@@ -266,7 +266,8 @@ func guardRegexReplace(literal bool) guardFn {
 			if err := env.regexReplaced(name, pattern, s, repl, literal); err != nil {
 				return "", err
 			}
-			return f(pattern, s, repl), nil
+			out := f(pattern, s, repl)
+			return out, env.charge(name, float64(len(out)))
 		}, ok
 	}
 }
@@ -278,7 +279,11 @@ func guardMustRegexReplace(literal bool) guardFn {
 			if err := env.regexReplaced(name, pattern, s, repl, literal); err != nil {
 				return "", err
 			}
-			return f(pattern, s, repl)
+			out, err := f(pattern, s, repl)
+			if err != nil {
+				return "", err
+			}
+			return out, env.charge(name, float64(len(out)))
 		}, ok
 	}
 }
@@ -378,8 +383,39 @@ func (env *Env) postcheckText(name string, fn any) (any, bool) {
 		return func(s string, v any) (string, error) {
 			return env.checkedTextErr(name, func() (string, error) { return fn(s, v) })
 		}, true
+	case func(string, string) (string, error): // decryptAES, mustRegexFind
+		return func(a, s string) (string, error) {
+			return env.checkedTextErr(name, func() (string, error) { return fn(a, s) })
+		}, true
+	case func(map[string]any) string: // urlJoin
+		return func(m map[string]any) (string, error) {
+			return env.checkedText(name, func() string { return fn(m) })
+		}, true
+	case func(string) any: // fromJson: what it decodes is about as long as its text
+		return func(s string) (any, error) {
+			if err := env.decoding(name, s); err != nil {
+				return nil, err
+			}
+			return fn(s), nil
+		}, true
+	case func(string) (any, error): // mustFromJson
+		return func(s string) (any, error) {
+			if err := env.decoding(name, s); err != nil {
+				return nil, err
+			}
+			return fn(s)
+		}, true
 	}
 	return nil, false
+}
+
+// decoding counts what decoding s builds, about its length, without the
+// output limit: a value decoded need not be printed.
+func (env *Env) decoding(name, s string) error {
+	if err := env.check(); err != nil {
+		return err
+	}
+	return env.charge(name, float64(len(s)))
 }
 
 // checkedTextErr is checkedText for a function that may fail.
@@ -537,10 +573,16 @@ func anyCollection(args []any) bool {
 // text refuses a text of n bytes over the output limit, which no value a
 // template builds may pass: a longer one could never be written.
 func (env *Env) text(fn string, n float64) error {
-	if err := env.within(fn, n, env.Limits.OutputBytes, "%s would build a text of %.0f bytes, over the output limit of %d bytes; no value a template builds may be longer than a prompt (the limit is the engine's OutputBytes, render's --max-output)"); err != nil {
+	if err := env.fits(fn, n); err != nil {
 		return err
 	}
 	return env.charge(fn, n)
+}
+
+// fits is text without counting n against the run: for a size known
+// before the text is built only as a bound.
+func (env *Env) fits(fn string, n float64) error {
+	return env.within(fn, n, env.Limits.OutputBytes, "%s would build a text of %.0f bytes, over the output limit of %d bytes; no value a template builds may be longer than a prompt (the limit is the engine's OutputBytes, render's --max-output)")
 }
 
 // values refuses arguments that, printed, would write more than the output
@@ -601,7 +643,7 @@ func (env *Env) regexReplaced(fn, pattern, s, repl string, literal bool) error {
 		size += r + float64(refs*len(m)) - float64(len(m))
 		return ""
 	})
-	return env.text(fn, size)
+	return env.fits(fn, size) // counted once built (charge)
 }
 
 // replacedSize is the length of strings.Replace(s, old, new, -1).

@@ -59,6 +59,15 @@ func (env *Env) charge(fn string, n float64) error {
 	return nil
 }
 
+// Begin starts an execution of the run's templates: the text its
+// functions build is counted anew. A fit executes the templates once for
+// each number of cuts it tries, and each is a render of its own.
+func (r *Run) Begin() {
+	if r != nil {
+		r.built = 0
+	}
+}
+
 // Including reports whether a template of the run executes inside include,
 // which writes into a text of its own rather than into the render's output.
 func (r *Run) Including() bool { return r != nil && r.includes > 0 }
