@@ -7,11 +7,12 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/promptsmith/promptsmith/engine"
 	"github.com/promptsmith/promptsmith/engine/verbatim"
 	"github.com/promptsmith/promptsmith/internal/phrase"
 	"github.com/promptsmith/promptsmith/server/internal/openapi"
-	"go.opentelemetry.io/otel/attribute"
 )
 
 // The runtime endpoints that render: POST /v1/render/{variant},
@@ -105,15 +106,15 @@ func (s *Server) renderAnswer(w http.ResponseWriter, r *http.Request, src source
 	if checkOnly {
 		opts = ask.fit() // a check report has no token counts
 	}
-	// One deadline for the wait for room to hold the body, the render and
-	// its audit write; the slot is given back in between (record).
-	ctx, cancel := s.renderContext(r.Context())
-	defer cancel()
-	body, release, err := s.body(w, r.WithContext(ctx), inputBody)
+	body, release, waited, err := s.body(w, r, inputBody)
 	if err != nil {
 		return answer{}, err
 	}
 	defer release()
+	// One bound for the wait for room to hold the body, the render and its
+	// audit write; the slot is given back in between (record).
+	ctx, cancel := s.renderContextAfter(r.Context(), waited)
+	defer cancel()
 	ctx, end := s.span(ctx, "render", attribute.String("promptsmith.variant", src.v.Name()))
 	out, err := s.renderAndRecord(ctx, src, body, ask, append(opts, s.stageSpans()...), !checkOnly)
 	end(err)
@@ -215,14 +216,14 @@ func (s *Server) extract(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	ctx, cancel := s.renderContext(r.Context()) // the wait for room counts too
-	defer cancel()
-	body, release, err := s.body(w, r.WithContext(ctx), promptBody)
+	body, release, waited, err := s.body(w, r, promptBody)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	defer release()
+	ctx, cancel := s.renderContextAfter(r.Context(), waited) // the wait for room counts too
+	defer cancel()
 	text, err := inSlot(s, ctx, func(context.Context) (string, error) {
 		return verbatim.Of(vb).Extract(string(body), depth)
 	})

@@ -9,8 +9,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/promptsmith/promptsmith/engine"
 	"golang.org/x/sync/semaphore"
+
+	"github.com/promptsmith/promptsmith/engine"
 )
 
 // bodyBudget bounds the bytes of request bodies the server holds at once,
@@ -69,18 +70,20 @@ func (s *Server) bodies() *bodyBudget {
 // the Content-Type, refuses a Content-Length over MaxBody before reading
 // anything, waits for room in the body budget (for at most RenderTimeout)
 // and reads at most MaxBody bytes. It returns the body with the function
-// that gives its room back, to call once the body is no longer needed.
+// that gives its room back, to call once the body is no longer needed, and
+// how long it waited for room, which the render's bound counts (the
+// upload's own time is --read-timeout's and --min-body-rate's).
 // Whatever it refuses is answered without reading the rest of the body:
 // statusWriter closes the connection instead.
-func (s *Server) body(w http.ResponseWriter, r *http.Request, kind bodyKind) ([]byte, func(), error) {
+func (s *Server) body(w http.ResponseWriter, r *http.Request, kind bodyKind) ([]byte, func(), time.Duration, error) {
 	if err := checkContentType(r, kind); err != nil {
 		if kind == inputBody {
 			w.Header().Set("Accept-Post", "application/json, application/yaml")
 		}
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
 	if r.ContentLength > s.MaxBody {
-		return nil, nil, &engine.Error{Kind: engine.KindUsage, Reason: fmt.Sprintf("the request body is %d bytes, over the server's limit of %d", r.ContentLength, s.MaxBody),
+		return nil, nil, 0, &engine.Error{Kind: engine.KindUsage, Reason: fmt.Sprintf("the request body is %d bytes, over the server's limit of %d", r.ContentLength, s.MaxBody),
 			Hints: []string{"send a smaller body, or start the server with a larger --max-body"}, Err: errTooLarge}
 	}
 	budget := s.bodies()
@@ -89,9 +92,11 @@ func (s *Server) body(w http.ResponseWriter, r *http.Request, kind bodyKind) ([]
 		reserved = s.MaxBody
 	}
 	reserved = min(reserved, budget.size)
+	since := time.Now()
 	if err := s.waitForRoom(r.Context(), budget, reserved); err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
+	waited := time.Since(since)
 	s.metrics.bodyBytes.Add(float64(reserved))
 	if s.bodyHook != nil {
 		s.bodyHook(1)
@@ -110,11 +115,11 @@ func (s *Server) body(w http.ResponseWriter, r *http.Request, kind bodyKind) ([]
 	data, err := readBody(http.MaxBytesReader(w, r.Body, s.MaxBody), r.ContentLength)
 	if err != nil {
 		release()
-		return nil, nil, s.readError(err)
+		return nil, nil, 0, s.readError(err)
 	}
 	give(reserved - int64(len(data)))
 	held = int64(len(data))
-	return data, release, nil
+	return data, release, waited, nil
 }
 
 // readBody reads r to its end into one buffer of size bytes when size is
@@ -141,8 +146,7 @@ func readBody(r io.Reader, size int64) ([]byte, error) {
 }
 
 // waitForRoom waits for n bytes of the body budget, for at most
-// RenderTimeout (within what is left of the request's, for a render, whose
-// bound covers this wait too), and says why it did not get them.
+// RenderTimeout, and says why it did not get them.
 func (s *Server) waitForRoom(ctx context.Context, budget *bodyBudget, n int64) error {
 	ctx, cancel := s.renderContext(ctx)
 	defer cancel()

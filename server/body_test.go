@@ -16,6 +16,7 @@ import (
 
 	"github.com/promptsmith/promptsmith"
 	"github.com/promptsmith/promptsmith/engine"
+	"github.com/promptsmith/promptsmith/internal/testing/fixture"
 )
 
 // bodyOf is a delegation input of exactly n bytes: JSON padded with
@@ -265,5 +266,55 @@ func TestRefusedBodiesAreNotRead(t *testing.T) {
 				t.Error("the body was read into the budget")
 			}
 		})
+	}
+}
+
+// slowBody is a request body that sends its first byte, then the rest
+// once pause has passed: an upload slower than the render's bound but
+// within --read-timeout and --min-body-rate.
+type slowBody struct {
+	data  []byte
+	pause time.Duration
+	sent  bool
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	if len(b.data) == 0 {
+		return 0, io.EOF
+	}
+	n := 1
+	if b.sent {
+		time.Sleep(b.pause)
+		n = copy(p, b.data)
+	} else {
+		p[0] = b.data[0]
+	}
+	b.sent = true
+	b.data = b.data[n:]
+	return n, nil
+}
+
+// TestSlowUploadIsNotTheRendersTime: the render's bound counts its wait
+// for room to hold the body, not the upload itself, which --read-timeout
+// and --min-body-rate bound: a body that takes longer to arrive than
+// --render-timeout is rendered.
+func TestSlowUploadIsNotTheRendersTime(t *testing.T) {
+	t.Parallel()
+	s := New(fixture.Small(t))
+	s.RenderTimeout = time.Second
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	body := []byte(`{"title": "Groceries", "body": "Milk and bread."}`)
+	req, _ := http.NewRequest("POST", ts.URL+"/v1/render/note", &slowBody{data: body, pause: 1200 * time.Millisecond})
+	req.Header.Set("Content-Type", "application/json")
+	req.ContentLength = int64(len(body))
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("a body slower than --render-timeout: %d %s", resp.StatusCode, data)
 	}
 }

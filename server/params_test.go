@@ -76,3 +76,12 @@ func TestUnknownQueryParameter(t *testing.T) {
 		}
 	}
 }
+
+// TestNewWithoutLibrary: a server made before its library is known (New
+// of nil, as an embedder may) does not panic.
+func TestNewWithoutLibrary(t *testing.T) {
+	t.Parallel()
+	if server.New(nil) == nil {
+		t.Fatal("New(nil) is nil")
+	}
+}

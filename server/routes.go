@@ -64,7 +64,7 @@ func (s *Server) newMux() *http.ServeMux {
 	for _, rt := range s.routes {
 		handle := rt.handle
 		if strings.HasPrefix(rt.path, "/v1/") {
-			handle = s.knownQuery(rt.op.QueryNames(s.lib()), handle)
+			handle = s.knownQuery(rt.op.QueryNames(), handle)
 		}
 		mux.HandleFunc(rt.method+" "+rt.path, handle)
 		if allowed[rt.path] == nil {

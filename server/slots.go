@@ -50,6 +50,15 @@ func (s *Server) renderContext(ctx context.Context) (context.Context, context.Ca
 	return context.WithTimeoutCause(ctx, s.RenderTimeout, errRenderTimeout)
 }
 
+// renderContextAfter is renderContext for a render that waited for room to
+// hold its body: the wait counts against the same bound.
+func (s *Server) renderContextAfter(ctx context.Context, waited time.Duration) (context.Context, context.CancelFunc) {
+	if s.RenderTimeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, s.RenderTimeout-waited, errRenderTimeout)
+}
+
 // answerError is the error a request in a render slot answers with: err,
 // or why the server or its client stopped the request (stoppedError). A
 // request that ended well is not turned into a stopped one because its
@@ -118,14 +127,21 @@ func (s *Server) renderGate() *gate {
 
 // gate bounds the renders that run at once: at most cap(slots) run, at most
 // cap(tickets)-cap(slots) more wait for a slot, and the rest are turned away.
-// The renders of one label hold at most all the slots but one, so that a
-// label whose templates loop until their deadline (a commit under review)
-// cannot keep the others from rendering.
+// The renders of one label hold at most all the slots but one, and at most
+// the queue's places, so that a label whose templates loop until their
+// deadline (a commit under review), however many requests it gets, cannot
+// keep the others from rendering.
 type gate struct {
 	slots   chan struct{} // one token per running render
 	tickets chan struct{} // one token per render running or waiting
 	mu      sync.Mutex
-	shares  map[string]chan struct{} // a label's running renders, by label
+	shares  map[string]*share // by label
+}
+
+// share is what one label's renders hold of a gate.
+type share struct {
+	running chan struct{} // one token per running render: all the slots but one
+	tickets chan struct{} // one token per render running or waiting: the queue's places
 }
 
 // newGate returns a gate for run renders at once (GOMAXPROCS when run < 1)
@@ -135,32 +151,37 @@ func newGate(run, queue int) *gate {
 		run = runtime.GOMAXPROCS(0)
 	}
 	queue = max(queue, 0)
-	return &gate{slots: make(chan struct{}, run), tickets: make(chan struct{}, run+queue), shares: map[string]chan struct{}{}}
+	return &gate{slots: make(chan struct{}, run), tickets: make(chan struct{}, run+queue), shares: map[string]*share{}}
 }
 
-// share is the tokens of a label's running renders: all the slots but
-// one, and one when there is only one; nil for no label.
-func (g *gate) share(label string) chan struct{} {
+// share is a label's share of the gate; nil for no label.
+func (g *gate) share(label string) *share {
 	if label == "" {
 		return nil
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.shares[label] == nil {
-		g.shares[label] = make(chan struct{}, max(1, cap(g.slots)-1))
+		run := cap(g.slots)
+		g.shares[label] = &share{running: make(chan struct{}, max(1, run-1)), tickets: make(chan struct{}, max(1, cap(g.tickets)-run))}
 	}
 	return g.shares[label]
 }
 
 // enter takes a slot, waiting in the queue while every slot is taken, or
 // while the label's renders hold their share of them. It returns errBusy
-// at once when the queue is full too, and ctx's error when ctx ends first.
-// waiting is called when it has to wait, and done when it stops waiting,
-// for the queue gauge.
+// at once when the queue is full too, or the label's part of it, and ctx's
+// error when ctx ends first. waiting is called when it has to wait, and
+// done when it stops waiting, for the queue gauge.
 func (g *gate) enter(ctx context.Context, label string, waiting, done func()) error {
-	select {
-	case g.tickets <- struct{}{}:
-	default:
+	sh := g.share(label)
+	if sh != nil && !tryTake(sh.tickets) {
+		return errBusy
+	}
+	if !tryTake(g.tickets) {
+		if sh != nil {
+			<-sh.tickets
+		}
 		return errBusy
 	}
 	waited := false
@@ -170,10 +191,8 @@ func (g *gate) enter(ctx context.Context, label string, waiting, done func()) er
 		}
 	}()
 	take := func(tokens chan struct{}) error {
-		select {
-		case tokens <- struct{}{}:
+		if tryTake(tokens) {
 			return nil
-		default:
 		}
 		if !waited {
 			waited = true
@@ -186,28 +205,44 @@ func (g *gate) enter(ctx context.Context, label string, waiting, done func()) er
 			return ctx.Err()
 		}
 	}
-	share := g.share(label)
-	if share != nil {
-		if err := take(share); err != nil {
-			<-g.tickets
+	giveBack := func() {
+		<-g.tickets
+		if sh != nil {
+			<-sh.tickets
+		}
+	}
+	if sh != nil {
+		if err := take(sh.running); err != nil {
+			giveBack()
 			return err
 		}
 	}
 	if err := take(g.slots); err != nil {
-		if share != nil {
-			<-share
+		if sh != nil {
+			<-sh.running
 		}
-		<-g.tickets
+		giveBack()
 		return err
 	}
 	return nil
 }
 
+// tryTake takes a token of tokens if one is free.
+func tryTake(tokens chan struct{}) bool {
+	select {
+	case tokens <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
 // leave gives back the slot enter took for label.
 func (g *gate) leave(label string) {
 	<-g.slots
-	if share := g.share(label); share != nil {
-		<-share
-	}
 	<-g.tickets
+	if sh := g.share(label); sh != nil {
+		<-sh.running
+		<-sh.tickets
+	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"runtime"
 	"testing"
 )
 
@@ -51,11 +52,44 @@ func TestGateShares(t *testing.T) {
 	if err := one.enter(cancelled, "review", waiting, done); err != context.Canceled {
 		t.Fatalf("a cancelled wait: %v, want context.Canceled", err)
 	}
-	if len(one.tickets) != 1 || len(one.shares["review"]) != 1 {
-		t.Errorf("after a cancelled wait: %d tickets, %d of review's share; want the first render's alone", len(one.tickets), len(one.shares["review"]))
+	if len(one.tickets) != 1 || len(one.shares["review"].running) != 1 {
+		t.Errorf("after a cancelled wait: %d tickets, %d of review's share; want the first render's alone", len(one.tickets), len(one.shares["review"].running))
 	}
 	one.leave("review")
-	if len(one.tickets) != 0 || len(one.slots) != 0 || len(one.shares["review"]) != 0 {
-		t.Errorf("tokens left: %d tickets, %d slots, %d of review's share", len(one.tickets), len(one.slots), len(one.shares["review"]))
+	if len(one.tickets) != 0 || len(one.slots) != 0 || len(one.shares["review"].running) != 0 {
+		t.Errorf("tokens left: %d tickets, %d slots, %d of review's share", len(one.tickets), len(one.slots), len(one.shares["review"].running))
+	}
+
+	// However many renders a label has waiting, they take at most the
+	// queue's places: another label still gets in.
+	queued := newGate(2, 4)
+	if err := queued.enter(ctx, "review", waiting, done); err != nil {
+		t.Fatal(err)
+	}
+	stop, cancelWaits := context.WithCancel(ctx)
+	gaveUp := make(chan error, 3)
+	for range 3 {
+		go func() { gaveUp <- queued.enter(stop, "review", func() {}, func() {}) }()
+	}
+	for len(queued.shares["review"].tickets) < 4 { // the three have their tickets
+		runtime.Gosched()
+	}
+	if err := queued.enter(ctx, "review", waiting, done); err != errBusy {
+		t.Errorf("a fifth render of review, its part of the queue full: %v, want errBusy", err)
+	}
+	if err := queued.enter(ctx, "production", waiting, done); err != nil {
+		t.Errorf("production, with review's part of the queue full: %v", err)
+	}
+	cancelWaits()
+	for range 3 {
+		if err := <-gaveUp; err != context.Canceled {
+			t.Errorf("a waiting render of review, cancelled: %v", err)
+		}
+	}
+	queued.leave("production")
+	queued.leave("review")
+	if len(queued.tickets) != 0 || len(queued.slots) != 0 || len(queued.shares["review"].tickets) != 0 || len(queued.shares["review"].running) != 0 {
+		t.Errorf("tokens left: %d tickets, %d slots, review %d tickets %d running", len(queued.tickets), len(queued.slots),
+			len(queued.shares["review"].tickets), len(queued.shares["review"].running))
 	}
 }

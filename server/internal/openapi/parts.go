@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
-
-	"github.com/promptsmith/promptsmith/engine"
 )
 
 // The parts a route's operation is declared with (the xxxOp function
@@ -142,11 +140,15 @@ func SharedResponse(code int) string {
 	return ""
 }
 
-// VariantParam is the {variant} of a path: one of the library's.
+// VariantParam is the {variant} of a path: one of the library's (any
+// name without a library, for QueryNames).
 func VariantParam(d *Builder) map[string]any {
+	schema := map[string]any{"type": "string"}
+	if d.c.Library != nil {
+		schema["enum"] = d.c.Library.Names()
+	}
 	return map[string]any{"name": "variant", "in": "path", "required": true,
-		"description": "A variant of the library (GET /v1/variants).",
-		"schema":      map[string]any{"type": "string", "enum": d.c.Library.Names()}}
+		"description": "A variant of the library (GET /v1/variants).", "schema": schema}
 }
 
 // ExampleParam is the {example} of a path.
@@ -188,10 +190,9 @@ func InputRequest(d *Builder) map[string]any {
 
 // QueryNames are the query parameters o takes: its Params', and a
 // labelled route's label and library (a server without labels takes and
-// ignores them). lib is the library the server serves, for the Params that
-// describe it.
-func (o Operation) QueryNames(lib *engine.Library) []string {
-	d := &Builder{c: Config{Library: lib}}
+// ignores them).
+func (o Operation) QueryNames() []string {
+	d := &Builder{}
 	params := o.Params
 	if o.Labelled {
 		params = append(slices.Clone(params), LabelParams()...)
