@@ -18,11 +18,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/promptsmith/promptsmith/internal/input"
 	"github.com/promptsmith/promptsmith/internal/pointer"
 	"github.com/promptsmith/promptsmith/internal/problem"
-	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // baseURL is how schemas name each other: a $ref of "common.schema.json"
@@ -93,6 +95,7 @@ func Load(fsys fs.FS, label string) (*Set, error) {
 	c := jsonschema.NewCompiler()
 	c.Draft = jsonschema.Draft2020
 	c.AssertFormat = true
+	c.Formats["date-time"] = dateTime
 	c.ExtractAnnotations = true
 	// A $ref to another file of the library reaches it here, while Get
 	// compiles (and holds mu).
@@ -406,4 +409,19 @@ func hasType(sch *jsonschema.Schema, t string) bool {
 		}
 	}
 	return false
+}
+
+// dateTime is the date-time format as the templates' time functions read
+// a time: the validator's own check of RFC 3339, which lets a sign through
+// where a field's digits go ("12:-0:00Z"), and Go's parser of RFC 3339,
+// which isoTime and the other time functions use. An input that passes
+// validation then holds a time every template can read, and one that does
+// not is refused at its field rather than blamed on the template.
+func dateTime(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return true // the format says nothing of other types
+	}
+	_, err := time.Parse(time.RFC3339Nano, s)
+	return jsonschema.Formats["date-time"](v) && err == nil
 }

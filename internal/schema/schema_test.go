@@ -16,6 +16,7 @@ import (
 // The schemas of a small library. note is written one property a line, so
 // that positions in it are easy to tell.
 var library = fstest.MapFS{
+	"schemas/clock.schema.json": {Data: []byte(`{"type": "object", "properties": {"at": {"type": "string", "format": "date-time", "description": "When."}}}`)},
 	"schemas/note.schema.json": {Data: []byte(`{
   "$schema": "https://json-schema.org/draft/2020-12/schema",
   "type": "object", "additionalProperties": false, "required": ["title", "kind"],
@@ -259,6 +260,9 @@ func TestValidate(t *testing.T) {
 		{"required in a then branch", "cond", "mode: a\n", []string{`/x @ in.yaml:1:1: required field is missing | add "x": Only in mode a.`}},
 		{"a field a branch forbids", "cond", "mode: b\nx: y\n", []string{`/x @ in.yaml:2:1: "x" is not allowed here | this field is: Only in mode a.`}},
 		{"allowed in the other branch", "cond", "mode: a\nx: y\n", nil},
+		{"a date-time", "clock", "at: 2026-03-02T12:00:00.5+01:00\n", nil},
+		{"a date-time with a sign for digits", "clock", "at: \"2026-03-02T12:-0:00Z\"\n", []string{
+			`/at @ in.yaml:1:1: '2026-03-02T12:-0:00Z' is not valid 'date-time' | this field is: When. | got "2026-03-02T12:-0:00Z"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
